@@ -1,0 +1,22 @@
+"""Reach IK: multi-constraint inverse kinematics for Blender armatures.
+
+This file imports nothing from Blender at module level, so the pure-numpy
+``solver`` package next to it stays importable (by pytest and by scripts)
+without ``bpy``.
+"""
+
+
+def register() -> None:
+    """Register the extension's properties, operators and panels."""
+    from . import operators, panels
+
+    operators.register()
+    panels.register()
+
+
+def unregister() -> None:
+    """Remove everything :func:`register` added, in reverse order."""
+    from . import operators, panels
+
+    panels.unregister()
+    operators.unregister()
