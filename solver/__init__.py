@@ -1,0 +1,48 @@
+"""Reach IK's solver: spatial multi-constraint inverse kinematics (Zhao & Badler 1994).
+
+Pure numpy; never imports Blender. Build a :class:`Figure`, attach goals to
+end-effectors with :class:`Constraint`, and call :func:`solve` (or keep a
+:class:`Solver` for sequences).
+"""
+
+from .constraint import Constraint, EndEffector
+from .errors import InfeasibleError, InvalidInputError, ReachError, UnknownNameError
+from .figure import Figure
+from .goals import (
+    AimGoal,
+    Disjunction,
+    Goal,
+    HalfSpaceGoal,
+    LineGoal,
+    OrientationGoal,
+    PlaneGoal,
+    PositionGoal,
+    PositionOrientationGoal,
+)
+from .optimizer import Status
+from .result import IKResult, Residual
+from .solve import Solver, solve
+
+__all__ = [
+    "AimGoal",
+    "Constraint",
+    "Disjunction",
+    "EndEffector",
+    "Figure",
+    "Goal",
+    "HalfSpaceGoal",
+    "IKResult",
+    "InfeasibleError",
+    "InvalidInputError",
+    "LineGoal",
+    "OrientationGoal",
+    "PlaneGoal",
+    "PositionGoal",
+    "PositionOrientationGoal",
+    "ReachError",
+    "Residual",
+    "Solver",
+    "Status",
+    "UnknownNameError",
+    "solve",
+]

@@ -1,0 +1,463 @@
+"""Articulated figures: a tree of rigid segments joined by 1-DOF joints (§3, §4).
+
+A segment's world transform is
+
+    T_s = T_parent(s) @ Rest_s @ M_1(q_1) @ ... @ M_k(q_k)
+
+where ``Rest_s`` is its rest transform relative to the parent's frame (taken
+after the parent's own joint motion) and ``M_i`` the motion of its i-th joint:
+a rotation about, or a translation along, a unit axis given in the segment's
+local frame. Multi-DOF joints are several 1-DOF joints with zero distance
+between them (a ball joint is three revolutes).
+
+The solve variables are *coordinates*: every joint not in a joint group, then
+the parameters of each joint group (a linear map from a few parameters to many
+joint values, the paper's 17-vertebra spine driven by 3 parameters).
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ._checks import (
+    finite_vector,
+    limit_pair,
+    rigidity_value,
+    rotation_matrix,
+    triple,
+    unit_vector,
+)
+from .errors import InvalidInputError, UnknownNameError
+from .kinematics import Kinematics
+
+REVOLUTE = 0
+PRISMATIC = 1
+
+
+@dataclass
+class Segment:
+    """A rigid body of the figure; its origin is the pivot of its joints."""
+
+    name: str
+    parent: int  # index of the parent segment, -1 for a root
+    translation: np.ndarray  # (3,) rest offset in the parent frame, scene units
+    rotation: np.ndarray  # (3, 3) rest rotation relative to the parent frame
+    joints: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Joint:
+    """A 1-DOF joint: revolute (radians) or prismatic (scene units)."""
+
+    name: str
+    segment: int
+    kind: int  # REVOLUTE or PRISMATIC
+    axis: np.ndarray  # (3,) unit, segment-local
+    lower: float
+    upper: float
+    rigidity: float
+    group: int = -1  # index of its joint group, -1 if free
+
+
+@dataclass
+class JointGroup:
+    """``q[joints] = matrix @ parameters`` (§12, Badler et al. 1993)."""
+
+    name: str
+    joints: list[int]
+    matrix: np.ndarray  # (len(joints), p)
+    lower: np.ndarray  # (p,)
+    upper: np.ndarray  # (p,)
+    rigidity: np.ndarray  # (p,)
+
+
+@dataclass(frozen=True)
+class LinearConstraint:
+    """``lower <= coefficients . q <= upper`` on joint values (equality if equal)."""
+
+    label: str
+    coefficients: dict[int, float]  # joint index -> coefficient
+    lower: float
+    upper: float
+
+
+class Figure:
+    """A tree of named segments with joints, joint groups and linear constraints."""
+
+    def __init__(self) -> None:
+        self._segments: list[Segment] = []
+        self._joints: list[Joint] = []
+        self._groups: list[JointGroup] = []
+        self._linear: list[LinearConstraint] = []
+        self._segment_index: dict[str, int] = {}
+        self._joint_index: dict[str, int] = {}
+        self._version = 0
+
+    # ----------------------------------------------------------------- building
+    def add_segment(
+        self,
+        name: str,
+        parent: str | None = None,
+        translation: Sequence[float] = (0.0, 0.0, 0.0),
+        rotation: object = None,
+    ) -> None:
+        """Add a segment with its rest transform relative to ``parent``'s frame.
+
+        Args:
+            name: unique segment name.
+            parent: parent segment name, or None for a root (rest = world).
+            translation: (3,) rest offset in scene units, in the parent frame.
+            rotation: (3, 3) rest rotation relative to the parent frame, or None.
+        """
+        if not isinstance(name, str) or not name:
+            raise InvalidInputError(f"segment name must be a non-empty string, got {name!r}")
+        if name in self._segment_index:
+            raise InvalidInputError(f"segment {name!r} already exists")
+        parent_index = -1 if parent is None else self.segment_index(parent)
+        rest_t = finite_vector(translation, f"segment {name!r} translation")
+        rest_r = (
+            np.eye(3)
+            if rotation is None
+            else rotation_matrix(rotation, f"segment {name!r} rotation")
+        )
+        self._segment_index[name] = len(self._segments)
+        self._segments.append(Segment(name, parent_index, rest_t, rest_r))
+        self._touch()
+
+    def set_rest(self, name: str, translation: object = None, rotation: object = None) -> None:
+        """Change a segment's rest transform in place (no rebuild of solvers).
+
+        Args:
+            name: segment name.
+            translation: new (3,) rest offset, or None to keep it.
+            rotation: new (3, 3) rest rotation, or None to keep it.
+        """
+        segment = self._segments[self.segment_index(name)]
+        if translation is not None:
+            segment.translation = finite_vector(translation, f"segment {name!r} translation")
+        if rotation is not None:
+            segment.rotation = rotation_matrix(rotation, f"segment {name!r} rotation")
+        if "kinematics" in self.__dict__:
+            self.kinematics.refresh_rest(self._segments)
+
+    def add_revolute(
+        self,
+        segment: str,
+        axis: object,
+        lower: float = -np.inf,
+        upper: float = np.inf,
+        rigidity: float = 0.0,
+        name: str | None = None,
+    ) -> str:
+        """Add a revolute joint (radians) about a segment-local ``axis``; return its name."""
+        return self._add_joint(segment, REVOLUTE, axis, lower, upper, rigidity, name)
+
+    def add_prismatic(
+        self,
+        segment: str,
+        axis: object,
+        lower: float = -np.inf,
+        upper: float = np.inf,
+        rigidity: float = 0.0,
+        name: str | None = None,
+    ) -> str:
+        """Add a prismatic joint (scene units) along a segment-local ``axis``; return its name."""
+        return self._add_joint(segment, PRISMATIC, axis, lower, upper, rigidity, name)
+
+    def add_ball(
+        self,
+        segment: str,
+        lower: float | Sequence[float] = -np.inf,
+        upper: float | Sequence[float] = np.inf,
+        rigidity: float | Sequence[float] = 0.0,
+    ) -> tuple[str, str, str]:
+        """Add three revolutes about local X, then Y, then Z (``R = Rx Ry Rz``).
+
+        Args:
+            segment: segment name.
+            lower, upper: scalar or (3,) limits in radians for X, Y, Z.
+            rigidity: scalar or (3,) rigidities in [0, 1].
+        Returns:
+            The joint names ``(segment.x, segment.y, segment.z)``.
+        """
+        lo = triple(lower, f"ball joint of {segment!r} lower")
+        hi = triple(upper, f"ball joint of {segment!r} upper")
+        rig = triple(rigidity, f"ball joint of {segment!r} rigidity")
+        names = tuple(
+            self.add_revolute(segment, axis, lo[k], hi[k], rig[k], f"{segment}.{axis}")
+            for k, axis in enumerate("xyz")
+        )
+        return names  # type: ignore[return-value]
+
+    def add_group(
+        self,
+        name: str,
+        joints: Sequence[str],
+        matrix: object,
+        lower: float | Sequence[float] = -np.inf,
+        upper: float | Sequence[float] = np.inf,
+        rigidity: float | Sequence[float] = 0.0,
+    ) -> tuple[str, ...]:
+        """Drive ``joints`` by a few parameters: ``q[joints] = matrix @ params``.
+
+        Args:
+            name: group name; parameters are called ``name[k]``.
+            joints: names of free joints (each joint joins at most one group).
+            matrix: (len(joints), p) coupling matrix.
+            lower, upper: scalar or (p,) parameter bounds.
+            rigidity: scalar or (p,) parameter rigidities in [0, 1].
+        Returns:
+            The parameter names.
+        """
+        indices = [self.joint_index(j) for j in joints]
+        if len(set(indices)) != len(indices):
+            raise InvalidInputError(f"group {name!r} lists a joint twice")
+        for j in indices:
+            if self._joints[j].group >= 0:
+                other = self._groups[self._joints[j].group].name
+                raise InvalidInputError(
+                    f"group {name!r}: joint {self._joints[j].name!r} is already in group {other!r}"
+                )
+        m = np.array(matrix, dtype=float)
+        if m.ndim != 2 or m.shape[0] != len(indices) or m.shape[1] < 1:
+            raise InvalidInputError(
+                f"group {name!r}: matrix must have shape ({len(indices)}, p), got {m.shape}"
+            )
+        if not np.all(np.isfinite(m)):
+            raise InvalidInputError(f"group {name!r}: matrix contains NaN or infinity")
+        p = m.shape[1]
+        lo = np.broadcast_to(np.array(lower, dtype=float), (p,)).copy()
+        hi = np.broadcast_to(np.array(upper, dtype=float), (p,)).copy()
+        rig = np.broadcast_to(np.array(rigidity, dtype=float), (p,)).copy()
+        for k in range(p):
+            limit_pair(lo[k], hi[k], f"group parameter {name}[{k}]")
+            rigidity_value(rig[k], f"group parameter {name}[{k}]")
+        group_index = len(self._groups)
+        self._groups.append(JointGroup(name, indices, m, lo, hi, rig))
+        for j in indices:
+            self._joints[j].group = group_index
+        self._touch()
+        return tuple(f"{name}[{k}]" for k in range(p))
+
+    def add_linear_constraint(
+        self,
+        coefficients: Mapping[str, float],
+        lower: float = -np.inf,
+        upper: float = np.inf,
+        label: str | None = None,
+    ) -> None:
+        """Add ``lower <= sum(c_j * q_j) <= upper`` over joint values (§6, eq. 23).
+
+        Several of these on the DOFs of one joint make a polygonal limit.
+        """
+        lo, hi = limit_pair(lower, upper, f"linear constraint {label or len(self._linear)}")
+        if not coefficients:
+            raise InvalidInputError("a linear constraint needs at least one coefficient")
+        coeffs: dict[int, float] = {}
+        for joint, value in coefficients.items():
+            c = float(value)
+            if not np.isfinite(c):
+                raise InvalidInputError(f"linear constraint coefficient of {joint!r} is not finite")
+            coeffs[self.joint_index(joint)] = c
+        if all(c == 0.0 for c in coeffs.values()):
+            raise InvalidInputError("a linear constraint needs a non-zero coefficient")
+        text = label or " + ".join(f"{c:g}*{j}" for j, c in coefficients.items())
+        self._linear.append(LinearConstraint(text, coeffs, lo, hi))
+        self._touch()
+
+    def add_equality(
+        self, coefficients: Mapping[str, float], value: float, label: str | None = None
+    ) -> None:
+        """Add ``sum(c_j * q_j) == value`` (coupled DOFs)."""
+        v = float(value)
+        if not np.isfinite(v):
+            raise InvalidInputError("an equality needs a finite value")
+        self.add_linear_constraint(coefficients, v, v, label)
+
+    def set_rigidity(self, name: str, value: float) -> None:
+        """Set the rigidity in [0, 1] of a joint or group parameter ``group[k]``."""
+        r = rigidity_value(value, name)
+        if name in self._joint_index:
+            self._joints[self._joint_index[name]].rigidity = r
+        else:
+            group, k = self._parameter(name)
+            group.rigidity[k] = r
+        self._version += 1  # rigidity changes scaling, not the kinematic structure
+
+    def set_limits(self, name: str, lower: float, upper: float) -> None:
+        """Set the limits of a joint or group parameter ``group[k]``."""
+        lo, hi = limit_pair(lower, upper, name)
+        if name in self._joint_index:
+            joint = self._joints[self._joint_index[name]]
+            joint.lower, joint.upper = lo, hi
+        else:
+            group, k = self._parameter(name)
+            group.lower[k], group.upper[k] = lo, hi
+        self._version += 1
+
+    def _add_joint(
+        self,
+        segment: str,
+        kind: int,
+        axis: object,
+        lower: float,
+        upper: float,
+        rigidity: float,
+        name: str | None,
+    ) -> str:
+        s = self.segment_index(segment)
+        joint_name = name or f"{segment}.{len(self._segments[s].joints)}"
+        if joint_name in self._joint_index:
+            raise InvalidInputError(f"joint {joint_name!r} already exists")
+        lo, hi = limit_pair(lower, upper, f"joint {joint_name!r}")
+        rig = rigidity_value(rigidity, f"joint {joint_name!r}")
+        u = unit_vector(axis, f"joint {joint_name!r} axis")
+        self._joint_index[joint_name] = len(self._joints)
+        self._segments[s].joints.append(len(self._joints))
+        self._joints.append(Joint(joint_name, s, kind, u, lo, hi, rig))
+        self._touch()
+        return joint_name
+
+    def _touch(self) -> None:
+        self._version += 1
+        for cached in ("kinematics", "coupling", "coordinate_names"):
+            self.__dict__.pop(cached, None)
+
+    def _parameter(self, name: str) -> tuple[JointGroup, int]:
+        for group in self._groups:
+            prefix = f"{group.name}["
+            if name.startswith(prefix) and name.endswith("]"):
+                k = int(name[len(prefix) : -1])
+                if 0 <= k < group.matrix.shape[1]:
+                    return group, k
+        raise UnknownNameError(f"the figure has no joint or group parameter {name!r}")
+
+    # ------------------------------------------------------------------ queries
+    def segment_index(self, name: str) -> int:
+        """Index of segment ``name``; :class:`UnknownNameError` if absent."""
+        try:
+            return self._segment_index[name]
+        except (KeyError, TypeError):
+            raise UnknownNameError(f"the figure has no segment {name!r}") from None
+
+    def joint_index(self, name: str) -> int:
+        """Index of joint ``name``; :class:`UnknownNameError` if absent."""
+        try:
+            return self._joint_index[name]
+        except (KeyError, TypeError):
+            raise UnknownNameError(f"the figure has no joint {name!r}") from None
+
+    @property
+    def segments(self) -> tuple[Segment, ...]:
+        """The segments in creation (topological) order."""
+        return tuple(self._segments)
+
+    @property
+    def joints(self) -> tuple[Joint, ...]:
+        """The 1-DOF joints in creation order."""
+        return tuple(self._joints)
+
+    @property
+    def groups(self) -> tuple[JointGroup, ...]:
+        """The joint groups in creation order."""
+        return tuple(self._groups)
+
+    @property
+    def linear_constraints(self) -> tuple[LinearConstraint, ...]:
+        """User linear constraints on joint values."""
+        return tuple(self._linear)
+
+    @property
+    def segment_names(self) -> tuple[str, ...]:
+        """Segment names in creation order."""
+        return tuple(s.name for s in self._segments)
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        """Joint names in creation order."""
+        return tuple(j.name for j in self._joints)
+
+    @property
+    def version(self) -> int:
+        """Counter bumped by every change that invalidates assembled problems."""
+        return self._version
+
+    @cached_property
+    def coordinate_names(self) -> tuple[str, ...]:
+        """Names of the coordinates: free joints, then group parameters."""
+        free = [j.name for j in self._joints if j.group < 0]
+        params = [f"{g.name}[{k}]" for g in self._groups for k in range(g.matrix.shape[1])]
+        return tuple(free + params)
+
+    @cached_property
+    def coupling(self) -> np.ndarray:
+        """(n_joints, n_coords) matrix ``B`` with ``q = B @ coords``."""
+        b = np.zeros((len(self._joints), len(self.coordinate_names)))
+        column = 0
+        for j, joint in enumerate(self._joints):
+            if joint.group < 0:
+                b[j, column] = 1.0
+                column += 1
+        for group in self._groups:
+            p = group.matrix.shape[1]
+            b[group.joints, column : column + p] = group.matrix
+            column += p
+        return b
+
+    @cached_property
+    def kinematics(self) -> Kinematics:
+        """Flattened arrays for fast forward kinematics and Jacobians."""
+        return Kinematics(self._segments, self._joints)
+
+    def coordinate_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-coordinate (lower, upper) bounds, each (n_coords,)."""
+        lower = [j.lower for j in self._joints if j.group < 0]
+        upper = [j.upper for j in self._joints if j.group < 0]
+        for g in self._groups:
+            lower.extend(g.lower)
+            upper.extend(g.upper)
+        return np.array(lower, dtype=float), np.array(upper, dtype=float)
+
+    def coordinate_rigidity(self) -> np.ndarray:
+        """Per-coordinate rigidity in [0, 1], shape (n_coords,)."""
+        values = [j.rigidity for j in self._joints if j.group < 0]
+        for g in self._groups:
+            values.extend(g.rigidity)
+        return np.array(values, dtype=float)
+
+    def joint_values(self, coords: object) -> np.ndarray:
+        """Joint values (n_joints,) from coordinates (n_coords,)."""
+        return self.coupling @ self._coords(coords)
+
+    def neutral(self) -> np.ndarray:
+        """Zero coordinates moved into the feasible set, shape (n_coords,)."""
+        from .linear import project_feasible
+
+        return project_feasible(self, np.zeros(len(self.coordinate_names)))
+
+    def forward(self, coords: object = None) -> dict[str, np.ndarray]:
+        """World transforms (4, 4) of every segment, keyed by name.
+
+        Args:
+            coords: (n_coords,) coordinates; None means all zero.
+        """
+        c = np.zeros(len(self.coordinate_names)) if coords is None else self._coords(coords)
+        frames = self.kinematics.forward(self.coupling @ c)
+        out = {}
+        for s, segment in enumerate(self._segments):
+            t = np.eye(4)
+            t[:3, :3] = frames.rotations[s]
+            t[:3, 3] = frames.origins[s]
+            out[segment.name] = t
+        return out
+
+    def _coords(self, coords: object) -> np.ndarray:
+        c = np.asarray(coords, dtype=float).reshape(-1)
+        n = len(self.coordinate_names)
+        if c.shape != (n,):
+            raise InvalidInputError(f"coordinates must have shape ({n},), got {c.shape}")
+        if not np.all(np.isfinite(c)):
+            raise InvalidInputError("coordinates contain NaN or infinity")
+        return c

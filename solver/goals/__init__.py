@@ -1,0 +1,23 @@
+"""Goals of §5.2: each a potential with an analytic residual Jacobian."""
+
+from .aim import AimGoal
+from .base import Goal, Report
+from .disjunction import Disjunction
+from .line import LineGoal
+from .orientation import OrientationGoal
+from .plane import HalfSpaceGoal, PlaneGoal
+from .position import PositionGoal
+from .position_orientation import PositionOrientationGoal
+
+__all__ = [
+    "AimGoal",
+    "Disjunction",
+    "Goal",
+    "HalfSpaceGoal",
+    "LineGoal",
+    "OrientationGoal",
+    "PlaneGoal",
+    "PositionGoal",
+    "PositionOrientationGoal",
+    "Report",
+]

@@ -1,0 +1,46 @@
+"""Aiming-at goal: ``P = c_d^2 ((p - r)/|p - r| - v)^2`` (eqs. 13-15)."""
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from .base import Blocks, Goal, Report, Vec, Vector, angle_between, commensurate_factor
+
+_MIN_DISTANCE = 1e-9
+
+
+class AimGoal(Goal):
+    """Make the ray from the effector point along its ``x`` direction pass through ``point``.
+
+    Args:
+        point: (3,) point to aim at.
+        degrees: d of eq. (8).
+        carrier: optional segment whose local frame ``point`` is in.
+    """
+
+    needs = ("point", "x")
+    geometry_parts = ("point",)
+    point = Vector()
+
+    def __init__(self, point: object, degrees: float = 1.0, carrier: str | None = None) -> None:
+        self.point = point
+        self.c = commensurate_factor(degrees, "AimGoal")
+        self._set_carrier(carrier)
+
+    def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
+        d = g["point"] - e["point"]
+        length = max(float(np.linalg.norm(d)), _MIN_DISTANCE)
+        u = d / length
+        du = self.c * (np.eye(3) - np.outer(u, u)) / length  # d(c u)/dp
+        res = self.c * (u - e["x"])
+        return res, [("point", -du), ("x", -self.c * np.eye(3)), ("goal.point", du)]
+
+    def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
+        d = g["point"] - e["point"]
+        length = float(np.linalg.norm(d))
+        return Report(None, angle_between(d / max(length, _MIN_DISTANCE), e["x"]))
+
+    def check_geometry(self, e: dict[str, Vec], g: dict[str, Vec], label: str) -> None:
+        if np.linalg.norm(g["point"] - e["point"]) < _MIN_DISTANCE:
+            raise InvalidInputError(
+                f"{label}: the aim target is at the effector point, so no direction is defined"
+            )

@@ -1,0 +1,124 @@
+"""Goal base class: a potential ``P = |res|^2`` with an analytic residual Jacobian (§5).
+
+Every potential of §5.2 is a sum of squares, so a goal returns a residual
+vector ``res`` (m,) and its derivatives with respect to the end-effector parts
+(point ``r``, unit vectors ``x``, ``y``) and, for a goal carried by a segment,
+with respect to its own point and directions. Then ``P = res . res`` and
+``grad P = 2 (d res / d e)^T res`` reproduce eqs. (7), (10)-(11), (14)-(15),
+(17), (19) and (21); the same Jacobian gives a Gauss-Newton curvature.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._checks import finite_vector, unit_vector
+from ..errors import InvalidInputError
+
+Vec = np.ndarray  # (3,)
+#: Derivative blocks of a residual: (part name, (m, 3) matrix). Effector parts are
+#: "point", "x", "y"; goal parts are prefixed "goal." (e.g. "goal.point").
+Blocks = list[tuple[str, np.ndarray]]
+
+
+def commensurate_factor(degrees: float, what: str) -> float:
+    """``c_d = 360 / (2 pi d)`` of eq. (8): d degrees weigh like one length unit."""
+    d = float(degrees)
+    if not math.isfinite(d) or d <= 0.0:
+        raise InvalidInputError(f"{what}: degrees per unit must be positive and finite, got {d}")
+    return 360.0 / (2.0 * math.pi * d)
+
+
+class Vector:
+    """Validating attribute for a goal's point or direction (read-only array)."""
+
+    def __init__(self, unit: bool = False, optional: bool = False) -> None:
+        self.unit = unit
+        self.optional = optional
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: object, owner: type | None = None) -> np.ndarray | None:
+        if obj is None:
+            return self  # type: ignore[return-value]
+        return obj.__dict__[self.name]
+
+    def __set__(self, obj: object, value: object) -> None:
+        what = f"{type(obj).__name__} {self.name}"
+        if value is None:
+            if not self.optional:
+                raise InvalidInputError(f"{what} is required")
+            obj.__dict__[self.name] = None
+            return
+        array = unit_vector(value, what) if self.unit else finite_vector(value, what)
+        array.setflags(write=False)
+        obj.__dict__[self.name] = array
+
+
+@dataclass(frozen=True)
+class Report:
+    """A goal's error in user units: distance (scene units) and angle (degrees)."""
+
+    distance: float | None
+    angle: float | None
+
+
+class Goal:
+    """A goal of §5: potential, residual Jacobian, and a report in user units.
+
+    Subclasses set ``needs`` (effector parts used: "point", "x", "y") and
+    ``geometry_parts`` (their own points/directions, which a ``carrier``
+    segment can move), and implement :meth:`residual` and :meth:`report`.
+    """
+
+    needs: tuple[str, ...] = ()
+    geometry_parts: tuple[str, ...] = ()
+    #: Which of geometry_parts are points (moved by translation); others are directions.
+    point_parts: tuple[str, ...] = ("point",)
+
+    carrier: str | None = None
+
+    def _set_carrier(self, carrier: str | None) -> None:
+        if carrier is not None and (not isinstance(carrier, str) or not carrier):
+            raise InvalidInputError(
+                f"{type(self).__name__} carrier must be a segment name, got {carrier!r}"
+            )
+        self.carrier = carrier
+
+    def geometry(self) -> dict[str, Vec]:
+        """The goal's points/directions: world, or carrier-local if carried."""
+        return {part: getattr(self, part) for part in self.geometry_parts}
+
+    def members(self) -> tuple[Goal, ...]:
+        """Goals whose potential this one combines (itself for a simple goal)."""
+        return (self,)
+
+    def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
+        """Residual (m,) and derivative blocks at effector parts ``e`` and goal parts ``g``."""
+        raise NotImplementedError
+
+    def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
+        """Distance (scene units) and/or angle (degrees) to the goal."""
+        raise NotImplementedError
+
+    def potential(self, e: dict[str, Vec], g: dict[str, Vec]) -> float:
+        """``P(e)`` of §5.2 (non-negative)."""
+        res, _ = self.residual(e, g)
+        return float(res @ res)
+
+    def check_geometry(self, e: dict[str, Vec], g: dict[str, Vec], label: str) -> None:
+        """Raise :class:`InvalidInputError` if the goal is undefined at ``e``, ``g``."""
+
+
+def angle_between(a: Vec, b: Vec) -> float:
+    """Angle in degrees between unit vectors ``a`` and ``b`` (robust near 0 and 180)."""
+    return math.degrees(2.0 * math.atan2(np.linalg.norm(a - b), np.linalg.norm(a + b)))
+
+
+def projector(n: Vec) -> np.ndarray:
+    """``I - n n^T``: projection onto the plane normal to unit ``n``, (3, 3)."""
+    return np.eye(3) - np.outer(n, n)

@@ -1,0 +1,34 @@
+"""Disjunction of goals: ``G = min_i G_i`` (§8, eq. 27)."""
+
+from collections.abc import Sequence
+
+from ..errors import InvalidInputError
+from .base import Goal
+
+
+class Disjunction(Goal):
+    """Satisfied when any member goal is; its potential is the smallest member's.
+
+    Keeping a point outside a convex polyhedron is the disjunction of the
+    outward half-spaces of its faces.
+
+    Args:
+        goals: member goals (at least one; no nested disjunctions needed).
+    """
+
+    def __init__(self, goals: Sequence[Goal]) -> None:
+        goals = tuple(goals)
+        if not goals:
+            raise InvalidInputError("Disjunction needs at least one member goal")
+        for goal in goals:
+            if not isinstance(goal, Goal):
+                raise InvalidInputError(f"Disjunction member {goal!r} is not a goal")
+        self.goals = tuple(m for goal in goals for m in goal.members())
+
+    def members(self) -> tuple[Goal, ...]:
+        return self.goals
+
+    @property
+    def needs(self) -> tuple[str, ...]:  # type: ignore[override]
+        parts = {p for goal in self.goals for p in goal.needs}
+        return tuple(p for p in ("point", "x", "y") if p in parts)

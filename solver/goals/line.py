@@ -1,0 +1,37 @@
+"""Line goal: ``P = ((p - r) - ((p - r) . nu) nu)^2`` (eqs. 16, 17)."""
+
+import numpy as np
+
+from .base import Blocks, Goal, Report, Vec, Vector, projector
+
+
+class LineGoal(Goal):
+    """Keep the effector point on the line through ``point`` along ``direction``.
+
+    Args:
+        point: (3,) a point on the line.
+        direction: (3,) line direction (normalised).
+        carrier: optional segment whose local frame the line is in.
+    """
+
+    needs = ("point",)
+    geometry_parts = ("point", "direction")
+    point = Vector()
+    direction = Vector(unit=True)
+
+    def __init__(self, point: object, direction: object, carrier: str | None = None) -> None:
+        self.point = point
+        self.direction = direction
+        self._set_carrier(carrier)
+
+    def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
+        nu = g["direction"]
+        d = e["point"] - g["point"]
+        p = projector(nu)
+        d_nu = -float(nu @ d) * np.eye(3) - np.outer(nu, d)
+        return p @ d, [("point", p), ("goal.point", -p), ("goal.direction", d_nu)]
+
+    def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
+        return Report(
+            float(np.linalg.norm(projector(g["direction"]) @ (e["point"] - g["point"]))), None
+        )

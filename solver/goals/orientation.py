@@ -1,0 +1,80 @@
+"""Orientation goal: ``P = c_dx^2 (x_g - x_e)^2 + c_dy^2 (y_g - y_e)^2`` (eqs. 8-11)."""
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from .base import Blocks, Goal, Report, Vec, Vector, angle_between, commensurate_factor
+
+_I = np.eye(3)
+
+
+def degree_pair(degrees: float | Sequence[float], what: str) -> tuple[float, float]:
+    """``(c_dx, c_dy)`` from one ``d`` or a pair ``(d_x, d_y)`` in degrees per unit."""
+    values = np.broadcast_to(np.array(degrees, dtype=float), (2,))
+    return commensurate_factor(values[0], what), commensurate_factor(values[1], what)
+
+
+def orientation_terms(
+    e: dict[str, Vec], g: dict[str, Vec], scales: dict[str, float]
+) -> tuple[list[np.ndarray], Blocks]:
+    """Residual pieces ``c (v_e - v_g)`` and their blocks for each aligned direction."""
+    pieces: list[np.ndarray] = []
+    blocks: Blocks = []
+    m = 3 * len(scales)
+    for k, (part, c) in enumerate(scales.items()):
+        pieces.append(c * (e[part] - g[part]))
+        block = np.zeros((m, 3))
+        block[3 * k : 3 * k + 3] = c * _I
+        blocks.append((part, block))
+        blocks.append((f"goal.{part}", -block))
+    return pieces, blocks
+
+
+class OrientationGoal(Goal):
+    """Align the effector's unit vectors ``x``/``y`` with the goal's.
+
+    Args:
+        x, y: (3,) goal directions (normalised); None suppresses that direction
+            (``c_d = 0``), e.g. to align only a palm normal.
+        degrees: d of eq. (8): d degrees of error weigh like one length unit;
+            one value or a pair (d_x, d_y).
+        carrier: optional segment whose local frame the directions are in.
+    """
+
+    point_parts = ()
+    x = Vector(unit=True, optional=True)
+    y = Vector(unit=True, optional=True)
+
+    def __init__(
+        self,
+        x: object = None,
+        y: object = None,
+        degrees: float | Sequence[float] = 1.0,
+        carrier: str | None = None,
+    ) -> None:
+        if x is None and y is None:
+            raise InvalidInputError("OrientationGoal needs at least one of x, y")
+        self.x = x
+        self.y = y
+        self.cx, self.cy = degree_pair(degrees, "OrientationGoal")
+        self._set_carrier(carrier)
+
+    @property
+    def needs(self) -> tuple[str, ...]:  # type: ignore[override]
+        return tuple(p for p in ("x", "y") if getattr(self, p) is not None)
+
+    @property
+    def geometry_parts(self) -> tuple[str, ...]:  # type: ignore[override]
+        return self.needs
+
+    def _scales(self) -> dict[str, float]:
+        return {p: c for p, c in (("x", self.cx), ("y", self.cy)) if getattr(self, p) is not None}
+
+    def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
+        pieces, blocks = orientation_terms(e, g, self._scales())
+        return np.concatenate(pieces), blocks
+
+    def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
+        return Report(None, max(angle_between(e[p], g[p]) for p in self.needs))

@@ -1,0 +1,53 @@
+"""Plane and half-space goals (eqs. 18-21)."""
+
+import numpy as np
+
+from .base import Blocks, Goal, Report, Vec, Vector
+
+
+class PlaneGoal(Goal):
+    """Keep the effector point on the plane through ``point`` with unit ``normal``.
+
+    Args:
+        point: (3,) a point on the plane.
+        normal: (3,) plane normal (normalised).
+        carrier: optional segment whose local frame the plane is in.
+    """
+
+    needs = ("point",)
+    geometry_parts = ("point", "normal")
+    point = Vector()
+    normal = Vector(unit=True)
+
+    def __init__(self, point: object, normal: object, carrier: str | None = None) -> None:
+        self.point = point
+        self.normal = normal
+        self._set_carrier(carrier)
+
+    def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
+        d = e["point"] - g["point"]
+        nu = g["normal"]
+        return np.array([nu @ d]), [
+            ("point", nu[None, :]),
+            ("goal.point", -nu[None, :]),
+            ("goal.normal", d[None, :]),
+        ]
+
+    def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
+        return Report(abs(float(g["normal"] @ (e["point"] - g["point"]))), None)
+
+
+class HalfSpaceGoal(PlaneGoal):
+    """Keep the effector point on the side of the plane that ``point + normal`` is on.
+
+    The potential is zero inside the half-space and the plane potential outside.
+    """
+
+    def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
+        res, blocks = super().residual(e, g)
+        if res[0] >= 0.0:  # inside: (p - r) . nu <= 0
+            return np.zeros(1), [(part, np.zeros_like(b)) for part, b in blocks]
+        return res, blocks
+
+    def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
+        return Report(max(0.0, -float(g["normal"] @ (e["point"] - g["point"]))), None)

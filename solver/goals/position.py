@@ -1,0 +1,30 @@
+"""Position goal: ``P(r) = (p - r)^2`` (eqs. 6, 7)."""
+
+import numpy as np
+
+from .base import Blocks, Goal, Report, Vec, Vector
+
+_I = np.eye(3)
+
+
+class PositionGoal(Goal):
+    """Place the effector point at ``point`` (scene units).
+
+    Args:
+        point: (3,) target point; world, or local to ``carrier``.
+        carrier: optional segment name that carries the point (closes a loop).
+    """
+
+    needs = ("point",)
+    geometry_parts = ("point",)
+    point = Vector()
+
+    def __init__(self, point: object, carrier: str | None = None) -> None:
+        self.point = point
+        self._set_carrier(carrier)
+
+    def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
+        return e["point"] - g["point"], [("point", _I), ("goal.point", -_I)]
+
+    def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
+        return Report(float(np.linalg.norm(e["point"] - g["point"])), None)

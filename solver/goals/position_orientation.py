@@ -1,0 +1,82 @@
+"""Position/orientation goal: ``w_p (p - r)^2 + w_o [orientation terms]`` (eq. 12)."""
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from .base import Blocks, Goal, Report, Vec, Vector, angle_between
+from .orientation import degree_pair, orientation_terms
+
+
+class PositionOrientationGoal(Goal):
+    """Place the effector point at ``point`` and align its directions.
+
+    Args:
+        point: (3,) target point.
+        x, y: (3,) goal directions; None suppresses one (at least one given).
+        position_weight: w_p in [0, 1]; the orientation weight is w_o = 1 - w_p.
+        degrees: d of eq. (8), one value or a pair (d_x, d_y).
+        carrier: optional segment whose local frame the geometry is in.
+    """
+
+    point = Vector()
+    x = Vector(unit=True, optional=True)
+    y = Vector(unit=True, optional=True)
+
+    def __init__(
+        self,
+        point: object,
+        x: object = None,
+        y: object = None,
+        position_weight: float = 0.5,
+        degrees: float | Sequence[float] = 1.0,
+        carrier: str | None = None,
+    ) -> None:
+        if x is None and y is None:
+            raise InvalidInputError("PositionOrientationGoal needs at least one of x, y")
+        w = float(position_weight)
+        if not 0.0 <= w <= 1.0:
+            raise InvalidInputError(
+                f"PositionOrientationGoal position_weight must lie in [0, 1], got {w}"
+            )
+        self.point = point
+        self.x = x
+        self.y = y
+        self.position_weight = w
+        self.cx, self.cy = degree_pair(degrees, "PositionOrientationGoal")
+        self._set_carrier(carrier)
+
+    @property
+    def directions(self) -> tuple[str, ...]:
+        """The directions that are not suppressed."""
+        return tuple(p for p in ("x", "y") if getattr(self, p) is not None)
+
+    @property
+    def needs(self) -> tuple[str, ...]:  # type: ignore[override]
+        return ("point", *self.directions)
+
+    @property
+    def geometry_parts(self) -> tuple[str, ...]:  # type: ignore[override]
+        return self.needs
+
+    def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
+        sp = math.sqrt(self.position_weight)
+        so = math.sqrt(1.0 - self.position_weight)
+        scales = {p: so * c for p, c in (("x", self.cx), ("y", self.cy)) if p in self.directions}
+        pieces, blocks = orientation_terms(e, g, scales)
+        m = 3 + 3 * len(scales)
+        position = np.zeros((m, 3))
+        position[:3] = sp * np.eye(3)
+        shifted = [(part, np.vstack((np.zeros((3, 3)), b))) for part, b in blocks]
+        res = np.concatenate([sp * (e["point"] - g["point"]), *pieces])
+        return res, [("point", position), ("goal.point", -position), *shifted]
+
+    def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
+        distance = float(np.linalg.norm(e["point"] - g["point"]))
+        angle = max(angle_between(e[p], g[p]) for p in self.directions)
+        return Report(
+            distance if self.position_weight > 0.0 else None,
+            angle if self.position_weight < 1.0 else None,
+        )

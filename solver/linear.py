@@ -1,0 +1,169 @@
+"""Linear constraints on coordinates: bounds, polygons, equalities (eq. 23).
+
+Joint limits, limits of grouped joints, user inequalities and equalities all
+become rows ``a . coords <= b`` or ``a . coords == b``. A start outside the
+feasible set is moved to the nearest feasible point (Euclidean projection,
+Dykstra's algorithm); an empty feasible set raises :class:`InfeasibleError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .errors import InfeasibleError
+
+if TYPE_CHECKING:
+    from .figure import Figure
+
+#: Violation (in the rows' own units) tolerated as round-off.
+FEASIBILITY_TOLERANCE = 1e-9
+
+
+@dataclass
+class LinearSystem:
+    """Rows over some variable vector: ``A[i] . v <= b[i]`` or ``== b[i]``.
+
+    Attributes:
+        A: (k, n) rows.
+        b: (k,) right-hand sides.
+        equality: (k,) True for equality rows.
+        labels: k human-readable descriptions (for active sets and errors).
+    """
+
+    A: np.ndarray
+    b: np.ndarray
+    equality: np.ndarray
+    labels: list[str]
+
+    def violation(self, v: np.ndarray) -> np.ndarray:
+        """Per-row violation >= 0 (k,) at ``v``."""
+        slack = self.A @ v - self.b
+        return np.where(self.equality, np.abs(slack), np.maximum(slack, 0.0))
+
+    def normalised(self) -> LinearSystem:
+        """Rows scaled to unit length (the Appendix assumes unit ``a_i``); zero rows dropped."""
+        norms = np.linalg.norm(self.A, axis=1)
+        keep = norms > 1e-14
+        scale = norms[keep]
+        return LinearSystem(
+            self.A[keep] / scale[:, None],
+            self.b[keep] / scale,
+            self.equality[keep],
+            [label for label, k in zip(self.labels, keep, strict=True) if k],
+        )
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def coordinate_system(figure: Figure) -> LinearSystem:
+    """All linear constraints of ``figure`` as rows over its coordinates."""
+    n = len(figure.coordinate_names)
+    coupling = figure.coupling
+    rows: list[np.ndarray] = []
+    rhs: list[float] = []
+    equality: list[bool] = []
+    labels: list[str] = []
+
+    def add(a: np.ndarray, lower: float, upper: float, name: str) -> None:
+        if lower == upper:
+            rows.append(a)
+            rhs.append(upper)
+            equality.append(True)
+            labels.append(f"{name} == {_fmt(upper)}")
+            return
+        if np.isfinite(upper):
+            rows.append(a)
+            rhs.append(upper)
+            equality.append(False)
+            labels.append(f"{name} <= {_fmt(upper)}")
+        if np.isfinite(lower):
+            rows.append(-a)
+            rhs.append(-lower)
+            equality.append(False)
+            labels.append(f"{name} >= {_fmt(lower)}")
+
+    lower, upper = figure.coordinate_bounds()
+    for k, name in enumerate(figure.coordinate_names):
+        a = np.zeros(n)
+        a[k] = 1.0
+        add(a, lower[k], upper[k], name)
+    for j, joint in enumerate(figure.joints):
+        if joint.group >= 0:
+            add(coupling[j].copy(), joint.lower, joint.upper, joint.name)
+    for constraint in figure.linear_constraints:
+        a = np.zeros(n)
+        for j, c in constraint.coefficients.items():
+            a += c * coupling[j]
+        add(a, constraint.lower, constraint.upper, constraint.label)
+    return LinearSystem(
+        np.array(rows, dtype=float).reshape(-1, n),
+        np.array(rhs, dtype=float),
+        np.array(equality, dtype=bool),
+        labels,
+    )
+
+
+def _split_bounds(unit: LinearSystem, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Box bounds (lower, upper) from single-variable inequality rows, and the other rows."""
+    lower, upper = np.full(n, -np.inf), np.full(n, np.inf)
+    nonzero = np.count_nonzero(unit.A, axis=1)
+    simple = (nonzero == 1) & ~unit.equality
+    for i in np.flatnonzero(simple):
+        k = int(np.flatnonzero(unit.A[i])[0])
+        bound = unit.b[i] / unit.A[i, k]
+        if unit.A[i, k] > 0:
+            upper[k] = min(upper[k], bound)
+        else:
+            lower[k] = max(lower[k], bound)
+    return lower, upper, np.flatnonzero(~simple)
+
+
+def project(system: LinearSystem, v: np.ndarray, what: str = "the joint limits") -> np.ndarray:
+    """Nearest point to ``v`` satisfying ``system``.
+
+    Bounds alone are a clip; general rows use Dykstra's alternating
+    projections, which converge to the Euclidean projection onto the
+    intersection.
+
+    Raises:
+        InfeasibleError: if no point satisfies all rows; names the rows that
+            stay violated.
+    """
+    unit = system.normalised()
+    if not len(unit.b) or unit.violation(v).max(initial=0.0) <= FEASIBILITY_TOLERANCE:
+        return v.copy()
+    lower, upper, general = _split_bounds(unit, len(v))
+    crossed = np.flatnonzero(lower > upper + FEASIBILITY_TOLERANCE)
+    if len(crossed):
+        raise InfeasibleError(
+            f"{what} admit no joint values: bounds cross on variable {crossed[0]}"
+        )
+    x = np.clip(v, lower, upper)
+    box_correction = np.zeros_like(x)
+    corrections = np.zeros((len(general), len(v)))
+    for _ in range(5000):
+        if unit.violation(x).max() <= FEASIBILITY_TOLERANCE * 0.1:
+            return x
+        for slot, i in enumerate(general):
+            y = x + corrections[slot]
+            slack = unit.A[i] @ y - unit.b[i]
+            step = slack if unit.equality[i] else max(slack, 0.0)
+            x = y - step * unit.A[i]
+            corrections[slot] = y - x
+        y = x + box_correction
+        x = np.clip(y, lower, upper)
+        box_correction = y - x
+    bad = [label for label, r in zip(unit.labels, unit.violation(x), strict=True) if r > 1e-6]
+    if bad:
+        raise InfeasibleError(f"{what} admit no joint values; conflicting: {', '.join(bad)}")
+    return x
+
+
+def project_feasible(figure: Figure, coords: np.ndarray) -> np.ndarray:
+    """Coordinates moved into ``figure``'s feasible set (nearest point)."""
+    return project(coordinate_system(figure), np.asarray(coords, dtype=float))

@@ -1,0 +1,324 @@
+"""The assembler (§9, §10): figure + weighted constraints -> objective and gradient.
+
+Variables are the scaled coordinates ``y`` of the joints that some enabled
+constraint's chain may move: ``coords[var] = scale * y`` with
+``scale = 1 - rigidity`` (§11: rigidity changes the unit of a DOF, so its
+derivative shrinks and it moves less; rigidity 1 locks it). Coordinates that
+are not variables keep the values they had at the start of the solve.
+
+Chains are reconciled as in §10: once the union of all chains is known, every
+constraint's gradient includes every variable joint that moves its
+end-effector, whichever constraint's chain brought that joint in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .constraint import Constraint
+from .errors import InvalidInputError, UnknownNameError
+from .figure import Figure
+from .goals.base import Goal, Report
+from .kinematics import Frames
+from .linear import LinearSystem, coordinate_system
+
+
+@dataclass
+class _Part:
+    """A point or direction fixed to a segment (effector part or carried goal part)."""
+
+    segment: int  # -1 for a world-fixed goal part
+    local: np.ndarray  # (3,)
+    is_point: bool
+    joints: np.ndarray  # active joints that move it (indices into the figure's joints)
+    coupling: np.ndarray  # (len(joints), n) rows of the scaled coupling for those joints
+
+
+@dataclass
+class _Member:
+    goal: Goal
+    parts: dict[str, _Part]  # goal parts carried by a segment, keyed "goal.<name>"
+
+
+@dataclass
+class _Term:
+    constraint: Constraint
+    effector: dict[str, _Part]
+    members: list[_Member]
+
+
+@dataclass
+class TermValue:
+    """One constraint's state at one point: residual, Jacobian, world parts."""
+
+    weight: float
+    residual: np.ndarray  # (m,)
+    jacobian: np.ndarray  # (m, n)
+    goal: Goal
+    effector: dict[str, np.ndarray]
+    geometry: dict[str, np.ndarray]
+
+    def report(self) -> Report:
+        """The selected goal's error in user units."""
+        return self.goal.report(self.effector, self.geometry)
+
+
+@dataclass
+class Evaluation:
+    """Objective ``G = sum w_i P_i`` (eq. 25) and gradient (eq. 24) at ``y``."""
+
+    y: np.ndarray  # (n,)
+    f: float
+    g: np.ndarray  # (n,)
+    terms: list[TermValue]
+    problem: Problem
+    _reports: list[Report] | None = field(default=None, repr=False)
+
+    @property
+    def reports(self) -> list[Report]:
+        """Per-constraint errors in user units."""
+        if self._reports is None:
+            self._reports = [t.report() for t in self.terms]
+        return self._reports
+
+    @property
+    def reached(self) -> bool:
+        """Every constraint within the distance and angle tolerances."""
+        return all(self.problem.satisfied(r) for r in self.reports)
+
+    def gauss_newton(self) -> np.ndarray:
+        """``2 sum w_i J_i^T J_i`` (n, n): the Gauss-Newton curvature of G."""
+        n = len(self.y)
+        h = np.zeros((n, n))
+        for t in self.terms:
+            if t.weight > 0.0:
+                h += (2.0 * t.weight) * (t.jacobian.T @ t.jacobian)
+        return h
+
+
+class Problem:
+    """An assembled problem: variables, objective, gradient and linear rows in ``y``.
+
+    Args:
+        figure: the figure.
+        constraints: all constraints; disabled ones are skipped.
+        coords: (n_coords,) coordinates at the start; non-variables keep these.
+        tolerance: distance tolerance (scene units) for "satisfied".
+        angle_tolerance: angle tolerance (degrees) for "satisfied".
+    """
+
+    def __init__(
+        self,
+        figure: Figure,
+        constraints: Sequence[Constraint],
+        coords: np.ndarray,
+        tolerance: float = 1e-5,
+        angle_tolerance: float = 0.01,
+    ) -> None:
+        self.figure = figure
+        self.tolerance = float(tolerance)
+        self.angle_tolerance = float(angle_tolerance)
+        self.constraints = [c for c in constraints if c.enabled]
+        if not self.constraints:
+            raise InvalidInputError("there are no enabled constraints to solve")
+        self.kinematics = figure.kinematics
+        self.version = figure.version
+        chains = np.zeros(len(figure.joints), dtype=bool)
+        for c in self.constraints:
+            chains |= self._chain(c)
+        coupling = figure.coupling
+        movable = np.abs(coupling[chains]).sum(axis=0) > 0.0
+        rigidity = figure.coordinate_rigidity()
+        self.variables = np.flatnonzero(movable & (rigidity < 1.0))
+        self.fixed = np.flatnonzero(~(movable & (rigidity < 1.0)))
+        self.scale = 1.0 - rigidity[self.variables]
+        self.n = len(self.variables)
+        self.coupling = coupling[:, self.variables] * self.scale  # (n_joints, n)
+        self.active_joints = np.flatnonzero(np.abs(self.coupling).sum(axis=1) > 0.0)
+        self.base = np.array(coords, dtype=float)
+        coordinate_rows = coordinate_system(figure)
+        self._rows = coordinate_rows
+        self.system = self._variable_system()
+        self.terms = [self._term(c) for c in self.constraints]
+        self.nfev = 0
+
+    # ---------------------------------------------------------------- assembly
+    def _segment(self, name: str, constraint: Constraint, role: str) -> int:
+        try:
+            return self.figure.segment_index(name)
+        except UnknownNameError:
+            raise UnknownNameError(
+                f"constraint {constraint.name!r}: {role} segment {name!r} is not in the figure"
+            ) from None
+
+    def _chain(self, c: Constraint) -> np.ndarray:
+        """Joints of constraint ``c``'s chain (bool mask over the figure's joints)."""
+        anc = self.kinematics.ancestors
+        ends = [self._segment(c.effector.segment, c, "end-effector")]
+        ends += [
+            self._segment(m.carrier, c, "goal carrier")
+            for m in c.goal.members()
+            if m.carrier is not None
+        ]
+        mask = np.zeros(len(self.figure.joints), dtype=bool)
+        if c.chain_root is None:
+            for s in ends:
+                mask |= anc[s]
+            return mask
+        root = self._segment(c.chain_root, c, "chain root")
+        parent = self.figure.segments[root].parent
+        above = anc[parent] if parent >= 0 else np.zeros_like(mask)
+        if not self._is_ancestor(root, ends[0]):
+            raise InvalidInputError(
+                f"constraint {c.name!r}: chain root {c.chain_root!r} is not an ancestor "
+                f"of end-effector segment {c.effector.segment!r}"
+            )
+        for s in ends:
+            if self._is_ancestor(root, s):
+                mask |= anc[s] & ~above
+        return mask
+
+    def _is_ancestor(self, a: int, s: int) -> bool:
+        segments = self.figure.segments
+        while s >= 0:
+            if s == a:
+                return True
+            s = segments[s].parent
+        return False
+
+    def _part(self, segment: int, local: np.ndarray, is_point: bool) -> _Part:
+        if segment < 0:
+            return _Part(-1, local, is_point, np.zeros(0, int), np.zeros((0, self.n)))
+        joints = self.active_joints[self.kinematics.ancestors[segment, self.active_joints]]
+        if not is_point:  # prismatic joints do not turn directions
+            joints = joints[self.kinematics.revolute[joints]]
+        return _Part(segment, local, is_point, joints, self.coupling[joints])
+
+    def _term(self, c: Constraint) -> _Term:
+        seg = self.figure.segment_index(c.effector.segment)
+        local = c.effector.parts()
+        needs = {p for m in c.goal.members() for p in m.needs}
+        effector = {p: self._part(seg, local[p], p == "point") for p in needs}
+        members = []
+        for goal in c.goal.members():
+            parts = {}
+            if goal.carrier is not None:
+                carrier = self.figure.segment_index(goal.carrier)
+                for name, vec in goal.geometry().items():
+                    parts[f"goal.{name}"] = self._part(carrier, vec, name in goal.point_parts)
+            members.append(_Member(goal, parts))
+        return _Term(c, effector, members)
+
+    def _variable_system(self) -> LinearSystem:
+        rows = self._rows
+        a = rows.A[:, self.variables] * self.scale
+        b = rows.b - rows.A[:, self.fixed] @ self.base[self.fixed]
+        return LinearSystem(a, b, rows.equality, rows.labels).normalised()
+
+    def rebase(self, coords: np.ndarray) -> None:
+        """Hold non-variable coordinates at ``coords`` (n_coords,) from now on."""
+        self.base = np.array(coords, dtype=float)
+        self.system = self._variable_system()
+
+    # ------------------------------------------------------------- conversions
+    def to_coordinates(self, y: np.ndarray) -> np.ndarray:
+        """Coordinates (n_coords,) for variables ``y`` (n,)."""
+        coords = self.base.copy()
+        coords[self.variables] = self.scale * y
+        return coords
+
+    def from_coordinates(self, coords: np.ndarray) -> np.ndarray:
+        """Variables (n,) of coordinates ``coords`` (n_coords,)."""
+        return np.asarray(coords, dtype=float)[self.variables] / self.scale
+
+    @property
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-variable (lower, upper) bounds in ``y`` units, each (n,)."""
+        lower, upper = self.figure.coordinate_bounds()
+        return lower[self.variables] / self.scale, upper[self.variables] / self.scale
+
+    def satisfied(self, report: Report) -> bool:
+        """Whether a report is within the distance and angle tolerances."""
+        return (report.distance is None or report.distance <= self.tolerance) and (
+            report.angle is None or report.angle <= self.angle_tolerance
+        )
+
+    # -------------------------------------------------------------- evaluation
+    def frames(self, y: np.ndarray) -> Frames:
+        """Forward kinematics at variables ``y``."""
+        return self.kinematics.forward(self.figure.coupling @ self.to_coordinates(y))
+
+    def evaluate(self, y: np.ndarray) -> Evaluation:
+        """Objective, gradient and per-constraint state at ``y`` (n,)."""
+        self.nfev += 1
+        frames = self.frames(y)
+        f = 0.0
+        g = np.zeros(self.n)
+        values = []
+        for term in self.terms:
+            value = self._term_value(term, frames)
+            values.append(value)
+            if value.weight > 0.0:
+                f += value.weight * float(value.residual @ value.residual)
+                g += (2.0 * value.weight) * (value.jacobian.T @ value.residual)
+        return Evaluation(np.array(y, dtype=float), f, g, values, self)
+
+    def value(self, y: np.ndarray) -> float:
+        """Objective ``G(y)``."""
+        return self.evaluate(y).f
+
+    def value_and_gradient(self, y: np.ndarray) -> tuple[float, np.ndarray]:
+        """Objective and gradient (n,) at ``y``."""
+        e = self.evaluate(y)
+        return e.f, e.g
+
+    def _world(self, part: _Part, frames: Frames) -> np.ndarray:
+        rot = frames.rotations[part.segment]
+        if part.is_point:
+            return frames.origins[part.segment] + rot @ part.local
+        return rot @ part.local
+
+    def _jacobian(self, part: _Part, world: np.ndarray, frames: Frames) -> np.ndarray:
+        kin = self.kinematics
+        if part.is_point:
+            cols = kin.point_columns(frames, world, part.joints)
+        else:
+            cols = kin.direction_columns(frames, world, part.joints)
+        return cols.T @ part.coupling  # (3, n)
+
+    def _term_value(self, term: _Term, frames: Frames) -> TermValue:
+        effector = {p: self._world(part, frames) for p, part in term.effector.items()}
+        best = None
+        for member in term.members:
+            geometry = member.goal.geometry()
+            for key, part in member.parts.items():
+                geometry[key[5:]] = self._world(part, frames)
+            res, blocks = member.goal.residual(effector, geometry)
+            size = float(res @ res)
+            if best is None or size < best[0]:
+                best = (size, member, geometry, res, blocks)
+        assert best is not None
+        _, member, geometry, res, blocks = best
+        jac = np.zeros((len(res), self.n))
+        for key, block in blocks:
+            part = term.effector.get(key) or member.parts.get(key)
+            if part is None or not len(part.joints):
+                continue
+            world = effector[key] if key in term.effector else geometry[key[5:]]
+            jac += block @ self._jacobian(part, world, frames)
+        return TermValue(term.constraint.weight, res, jac, member.goal, effector, geometry)
+
+    def check_goals(self, y: np.ndarray) -> None:
+        """Raise :class:`InvalidInputError` where a goal is undefined at ``y``."""
+        frames = self.frames(y)
+        for term in self.terms:
+            effector = {p: self._world(part, frames) for p, part in term.effector.items()}
+            for member in term.members:
+                geometry = member.goal.geometry()
+                for key, part in member.parts.items():
+                    geometry[key[5:]] = self._world(part, frames)
+                label = f"constraint {term.constraint.name!r}"
+                member.goal.check_geometry(effector, geometry, label)

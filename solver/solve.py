@@ -1,0 +1,184 @@
+"""Entry points: :func:`solve` for one pose, :class:`Solver` for sequences."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .constraint import Constraint
+from .errors import InvalidInputError
+from .figure import Figure
+from .linear import project
+from .optimizer import MESSAGES, Status, minimize
+from .problem import Evaluation, Problem
+from .result import IKResult, Residual
+
+HESSIANS = ("gauss-newton", "identity")
+
+
+class Solver:
+    """A reusable solve of ``constraints`` on ``figure``.
+
+    Index tables and arrays are built once; :meth:`solve` can then be called
+    again and again with retargeted goals (``goal.point = ...``), warm-started
+    from the previous solution. Enabling or disabling a constraint, or
+    changing the figure, re-assembles on the next solve (the figure itself is
+    never rebuilt).
+
+    Args:
+        figure: the figure.
+        constraints: the constraints (at least one enabled).
+        tolerance: distance (scene units) within which a goal counts as reached.
+        angle_tolerance: angle (degrees) within which a goal counts as reached.
+        max_iterations: iteration limit per solve.
+        initial_hessian: ``"gauss-newton"`` (``H_0`` = inverse of the damped
+            Gauss-Newton matrix, seed 001's damped least squares) or
+            ``"identity"`` (the paper's plain choice).
+        damping: Levenberg damping of the Gauss-Newton ``H_0`` relative to its
+            mean diagonal.
+    """
+
+    def __init__(
+        self,
+        figure: Figure,
+        constraints: Sequence[Constraint],
+        tolerance: float = 1e-5,
+        angle_tolerance: float = 0.01,
+        max_iterations: int = 200,
+        initial_hessian: str = "gauss-newton",
+        damping: float = 1e-3,
+    ) -> None:
+        if not isinstance(figure, Figure):
+            raise InvalidInputError("figure must be a solver.Figure")
+        constraints = list(constraints)
+        if not constraints:
+            raise InvalidInputError("the constraint list is empty; add at least one constraint")
+        for c in constraints:
+            if not isinstance(c, Constraint):
+                raise InvalidInputError(f"{c!r} is not a solver.Constraint")
+        for name, value in (("tolerance", tolerance), ("angle_tolerance", angle_tolerance)):
+            if not math.isfinite(value) or value <= 0.0:
+                raise InvalidInputError(f"{name} must be positive and finite, got {value}")
+        if int(max_iterations) < 0:
+            raise InvalidInputError("max_iterations must be >= 0")
+        if initial_hessian not in HESSIANS:
+            raise InvalidInputError(f"initial_hessian must be one of {HESSIANS}")
+        self.figure = figure
+        self.constraints = constraints
+        self.tolerance = float(tolerance)
+        self.angle_tolerance = float(angle_tolerance)
+        self.max_iterations = int(max_iterations)
+        self.initial_hessian = initial_hessian
+        self.damping = float(damping)
+        self.last: np.ndarray | None = None
+        self._problem: Problem | None = None
+        self._key: tuple = ()
+
+    @property
+    def problem(self) -> Problem:
+        """The assembled problem (objective, gradient, rows) at the last start."""
+        if self._problem is None:
+            start = self.last if self.last is not None else self.figure.neutral()
+            self._assemble(start)
+        assert self._problem is not None
+        return self._problem
+
+    def _assemble(self, coords: np.ndarray) -> Problem:
+        key = (self.figure.version, tuple(c.enabled for c in self.constraints))
+        if self._problem is None or key != self._key:
+            self._problem = Problem(
+                self.figure, self.constraints, coords, self.tolerance, self.angle_tolerance
+            )
+            self._key = key
+        else:
+            self._problem.rebase(coords)
+        return self._problem
+
+    def _hessian(self, e: Evaluation) -> np.ndarray:
+        n = len(e.y)
+        if self.initial_hessian == "identity":
+            return np.eye(n)
+        gn = e.gauss_newton()
+        mean = float(np.trace(gn)) / max(n, 1)
+        mu = self.damping * mean if mean > 0.0 else 1.0
+        return np.linalg.inv(gn + mu * np.eye(n))
+
+    def solve(
+        self,
+        initial: object = None,
+        callback: Callable[[np.ndarray, float], None] | None = None,
+    ) -> IKResult:
+        """Solve from ``initial`` coordinates (n_coords,).
+
+        Args:
+            initial: start coordinates; None warm-starts from the previous
+                solution (or the figure's neutral pose on the first call).
+                A start outside the limits is moved to the nearest feasible
+                point first.
+            callback: called as ``callback(coords, G)`` at the start and after
+                every iteration.
+        """
+        clock = time.perf_counter()
+        if initial is None:
+            start = self.last if self.last is not None else self.figure.neutral()
+        else:
+            start = self.figure._coords(initial)
+        problem = self._assemble(start)
+        y0 = project(problem.system, problem.from_coordinates(start), "the joint limits")
+        problem.check_goals(y0)
+        problem.nfev = 0
+        wrapped = None
+        if callback is not None:
+
+            def wrapped(y: np.ndarray, f: float) -> None:
+                callback(problem.to_coordinates(y), f)
+
+        outcome = minimize(
+            problem.evaluate, y0, problem.system, self._hessian, self.max_iterations, wrapped
+        )
+        coords = problem.to_coordinates(outcome.y)
+        self.last = coords
+        e = outcome.evaluation
+        residuals = tuple(
+            Residual(c.name, r.distance, r.angle, problem.satisfied(r))
+            for c, r in zip(problem.constraints, e.reports, strict=True)
+        )
+        status = outcome.status
+        return IKResult(
+            x=coords,
+            joint_values=self.figure.joint_values(coords),
+            joint_names=self.figure.joint_names,
+            status=status,
+            message=MESSAGES[status],
+            success=status in (Status.GOAL_REACHED, Status.KUHN_TUCKER),
+            satisfied=all(r.satisfied for r in residuals),
+            fun=e.f,
+            nit=outcome.nit,
+            nfev=problem.nfev,
+            residuals=residuals,
+            active_set=tuple(problem.system.labels[i] for i in outcome.active),
+            time=time.perf_counter() - clock,
+        )
+
+
+def solve(
+    figure: Figure,
+    constraints: Sequence[Constraint],
+    initial: object = None,
+    callback: Callable[[np.ndarray, float], None] | None = None,
+    **options: object,
+) -> IKResult:
+    """Solve ``constraints`` on ``figure`` once (see :class:`Solver` for options).
+
+    Args:
+        figure: the figure.
+        constraints: constraints to satisfy together (weighted sum, eq. 25).
+        initial: (n_coords,) start coordinates; None = ``figure.neutral()``.
+        callback: ``callback(coords, G)`` at the start and every iterate.
+        **options: ``tolerance``, ``angle_tolerance``, ``max_iterations``,
+            ``initial_hessian``, ``damping``.
+    """
+    return Solver(figure, constraints, **options).solve(initial, callback)  # type: ignore[arg-type]
