@@ -1,19 +1,41 @@
 # Set-up is bootstrapped here: `make test` and `make demo` work on a fresh
 # machine with only python3 (3.11) and make.
+#
+#   .venv        dev + bench + blender groups (bpy 5.0.1): the whole test suite, demo, bench
+#   .venv-bpy42  blender42 group (bpy 4.2 LTS): tests/blender again, on the oldest
+#                Blender the manifest supports
+#
+# Each venv is (re)installed when pyproject.toml changes (stamp file .installed).
 PYTHON ?= python3
+PIP_VERSION := 26.0.1
 VENV := .venv
 PY := $(VENV)/bin/python
+VENV42 := .venv-bpy42
+PY42 := $(VENV42)/bin/python
 
-.PHONY: test demo bench lint format clean
+.PHONY: test test-main test-bpy42 demo bench lint format clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip==26.0.1
-	$(PY) -m pip install --quiet --group dev --group bench
+	$(PY) -m pip install --quiet --upgrade pip==$(PIP_VERSION)
+	$(PY) -m pip install --quiet --group dev --group bench --group blender
 	touch $@
 
-test: $(VENV)/.installed
+$(VENV42)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV42)
+	$(PY42) -m pip install --quiet --upgrade pip==$(PIP_VERSION)
+	$(PY42) -m pip install --quiet --group blender42
+	touch $@
+
+# pytest exits non-zero on failures and with 5 when it collects nothing; make stops on
+# the first non-zero recipe line and returns it, so an empty run cannot pass.
+test: test-main test-bpy42
+
+test-main: $(VENV)/.installed
 	$(PY) -m pytest -q
+
+test-bpy42: $(VENV42)/.installed
+	$(PY42) -m pytest -q tests/blender
 
 demo: $(VENV)/.installed
 	$(PY) -m examples.tube
@@ -30,4 +52,4 @@ format: $(VENV)/.installed
 	$(VENV)/bin/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis out dist
+	rm -rf $(VENV) $(VENV42) .pytest_cache .ruff_cache .hypothesis out dist

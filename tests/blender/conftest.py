@@ -1,9 +1,10 @@
 """Fixtures for tests that run inside real (headless) Blender through the ``bpy`` wheel.
 
 Everything under ``tests/blender/`` runs twice by ``make test``: with ``bpy`` 5.0 in ``.venv``
-and with ``bpy`` 4.2 LTS in ``.venv-bpy42``. Importing this module sets ``HOME`` and the
-``BLENDER_USER_*`` directories to a throw-away temporary folder *before* ``bpy`` is imported,
-so the tests never read or write a real Blender configuration.
+and with ``bpy`` 4.2 LTS in ``.venv-bpy42``. Importing this module sets ``HOME`` and
+``XDG_CONFIG_HOME`` to a throw-away temporary folder (and clears any ``BLENDER_USER_*``
+overrides) *before* ``bpy`` is imported, so the tests never read or write a real Blender
+configuration.
 
 Fixtures
 --------
@@ -14,28 +15,219 @@ Fixtures
     and returns the imported module ``bl_ext.user_default.reach_ik`` (the repository's
     ``__init__.py``; its sub-packages are ``<module>.operators``, ``<module>.solver`` ...).
     The path of the built zip is ``extension_zip`` (session fixture, a ``pathlib.Path``).
+    The installed copy is the one under test, not the checkout: use ``extension.solver``
+    rather than the top-level ``solver`` package when passing solver objects to it.
 
 ``clean_scene`` (function scope, depends on ``extension``)
-    Empties the file (objects, armatures, meshes, actions, collections, ... are removed and
-    orphan data purged) while the extension stays enabled, and yields ``bpy.context.scene``:
-    a scene with no objects, frame 1, nothing selected, object mode. Tests create what they
-    need through ``bpy.data`` / ``bpy.ops``.
+    Empties the file with ``bpy.ops.wm.read_homefile(use_empty=True)`` (no objects,
+    meshes, armatures, actions, collections; the extension and Rigify stay enabled,
+    which is checked) and yields ``bpy.context.scene``: frame 1, object mode, nothing
+    selected or active. Tests create what they need through ``bpy.data`` / ``bpy.ops``.
 
 ``rigify_metarig`` (function scope, depends on ``clean_scene``)
     Enables the bundled Rigify add-on, adds its human metarig
     (``bpy.ops.object.armature_human_metarig_add()``) and returns the armature object
     (``bpy.types.Object`` of type ``'ARMATURE'``), active and selected, in object mode.
 
-Helpers (plain functions, import with ``from .conftest import ...`` is NOT possible under
-``--import-mode=importlib``; use the ``blender_helpers`` fixture which returns this module):
-    ``run_op(op, **kwargs)`` calls an operator and raises ``AssertionError`` unless it returns
-    ``{'FINISHED'}`` (an operator that reports an error already raises ``RuntimeError``;
-    a silent ``{'CANCELLED'}`` would otherwise pass unnoticed).
-    ``enable_rigify()`` enables the bundled Rigify add-on (idempotent).
-    ``world_bone_tail(obj, bone_name)`` / ``world_bone_head(...)``: evaluated world position
-    (numpy (3,)) of a pose bone after ``bpy.context.view_layer.update()``.
+``python_errors`` (function scope)
+    A list that collects every exception Blender prints instead of raising: errors in
+    handlers (``bpy.app.handlers``), timers, draw callbacks and operators. Assert it is
+    empty at the end of a test that drives handlers (``assert not python_errors``).
 
-Operator failures: inside ``bpy`` an operator that ``self.report({'ERROR'}, ...)`` raises
-``RuntimeError`` when called from Python, which fails the test. Operators that return
-``{'CANCELLED'}`` without an error report return normally: call them through ``run_op``.
+``blender_helpers`` (session scope)
+    This module, for the plain helper functions below.
+
+Helpers
+-------
+Import them with ``from tests.blender.conftest import run_op, world_bone_tail`` (pytest's
+importlib mode names this module ``tests.blender.conftest``; relative imports do not work)
+or reach them through the ``blender_helpers`` fixture.
+
+``run_op(op, *args, **kwargs)``
+    Calls an operator (``run_op(bpy.ops.reach.solve, frame=3)``) and raises
+    ``AssertionError`` unless it returns ``{'FINISHED'}``.
+``enable_rigify()``
+    Enables the bundled Rigify add-on (idempotent).
+``world_bone_head(obj, name)`` / ``world_bone_tail(obj, name)``
+    Evaluated world position (numpy ``(3,)``) of a pose bone's head / tail.
+``world_bone_matrix(obj, name)``
+    Evaluated world transform (numpy ``(4, 4)``) of a pose bone; columns 0-2 are the
+    bone's local X, Y (along the bone) and Z axes in world coordinates.
+
+Operator failures
+-----------------
+Called from Python, an operator that raises or that reports ``{'ERROR'}`` raises
+``RuntimeError`` (the test fails). An operator that returns ``{'CANCELLED'}`` without an
+error report, or reports only a warning, returns normally: call it through ``run_op``.
+Panels are never drawn in background mode, so ``draw()`` errors stay invisible unless a
+test calls the draw code itself. Exceptions in handlers and timers are only printed: use
+``python_errors``.
 """
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+_HOME = Path(tempfile.mkdtemp(prefix="reach-ik-blender-home-"))
+os.environ["HOME"] = str(_HOME)
+os.environ["XDG_CONFIG_HOME"] = str(_HOME / ".config")
+for _name in list(os.environ):
+    if _name.startswith("BLENDER_USER_"):
+        del os.environ[_name]
+atexit.register(shutil.rmtree, _HOME, ignore_errors=True)
+
+import bpy  # noqa: E402  (after HOME is set)
+
+addon_utils = importlib.import_module("addon_utils")  # Blender's; importable once bpy is
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+EXTENSION_ID = "reach_ik"
+EXTENSION_MODULE = f"bl_ext.user_default.{EXTENSION_ID}"
+
+
+def blender_ext_tool() -> Path:
+    """Path of the ``blender_ext.py`` command-line tool inside the installed bpy wheel."""
+    scripts = Path(bpy.utils.system_resource("SCRIPTS"))
+    tool = scripts / "addons_core" / "bl_pkg" / "cli" / "blender_ext.py"
+    assert tool.is_file(), f"blender_ext.py not found at {tool}"
+    return tool
+
+
+def run_blender_ext(*args: str) -> str:
+    """Run ``blender_ext.py`` with this interpreter; return its output, fail on error."""
+    cmd = [sys.executable, str(blender_ext_tool()), *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"{' '.join(cmd)} failed ({proc.returncode}):\n{output}"
+    return output
+
+
+def run_op(op: Callable[..., set[str]], *args: Any, **kwargs: Any) -> set[str]:
+    """Call operator ``op``; fail unless it returns ``{'FINISHED'}``."""
+    result = op(*args, **kwargs)
+    assert result == {"FINISHED"}, f"{op.idname_py()} returned {result}"
+    return result
+
+
+def enable_rigify() -> None:
+    """Enable the Rigify add-on bundled with Blender (no-op when already enabled)."""
+    if not addon_utils.check("rigify")[1]:
+        addon_utils.enable("rigify", default_set=True)
+    assert addon_utils.check("rigify")[1], "Rigify could not be enabled"
+
+
+def world_bone_matrix(obj: bpy.types.Object, name: str) -> np.ndarray:
+    """Evaluated world transform, (4, 4), of pose bone ``name`` of armature ``obj``."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    evaluated = obj.evaluated_get(depsgraph)
+    return np.array(evaluated.matrix_world @ evaluated.pose.bones[name].matrix)
+
+
+def world_bone_head(obj: bpy.types.Object, name: str) -> np.ndarray:
+    """Evaluated world position, (3,) scene units, of the head of pose bone ``name``."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    evaluated = obj.evaluated_get(depsgraph)
+    return np.array(evaluated.matrix_world @ evaluated.pose.bones[name].head)
+
+
+def world_bone_tail(obj: bpy.types.Object, name: str) -> np.ndarray:
+    """Evaluated world position, (3,) scene units, of the tail of pose bone ``name``."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    evaluated = obj.evaluated_get(depsgraph)
+    return np.array(evaluated.matrix_world @ evaluated.pose.bones[name].tail)
+
+
+def extension_enabled() -> bool:
+    """Whether the installed extension is enabled (registered) right now."""
+    return addon_utils.check(EXTENSION_MODULE)[1]
+
+
+@pytest.fixture(scope="session")
+def blender_helpers() -> ModuleType:
+    """This module, for its helper functions."""
+    return sys.modules[__name__]
+
+
+@pytest.fixture(scope="session")
+def extension_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Build and validate the extension zip from the checkout; return its path."""
+    out = tmp_path_factory.mktemp("extension-build")
+    run_blender_ext("build", "--source-dir", str(REPO_ROOT), "--output-dir", str(out))
+    zips = sorted(out.glob("*.zip"))
+    assert len(zips) == 1, f"expected one zip in {out}, found {zips}"
+    run_blender_ext("validate", str(zips[0]))
+    return zips[0]
+
+
+@pytest.fixture(scope="session")
+def extension(extension_zip: Path) -> ModuleType:
+    """Install and enable the built extension; return ``bl_ext.user_default.reach_ik``."""
+    user_extensions = Path(bpy.utils.user_resource("EXTENSIONS"))
+    assert _HOME in user_extensions.parents, (
+        f"bpy was imported before conftest set HOME: extensions go to {user_extensions}"
+    )
+    run_op(
+        bpy.ops.extensions.package_install_files,
+        filepath=str(extension_zip),
+        repo="user_default",
+        enable_on_install=True,
+    )
+    assert extension_enabled(), f"{EXTENSION_MODULE} is not enabled after installation"
+    module = importlib.import_module(EXTENSION_MODULE)
+    assert Path(module.__file__).resolve().is_relative_to(user_extensions.resolve())
+    return module
+
+
+@pytest.fixture
+def clean_scene(extension: ModuleType) -> Iterator[bpy.types.Scene]:
+    """Empty file with the extension still enabled; yields the scene."""
+    rigify_was_enabled = addon_utils.check("rigify")[1]
+    run_op(bpy.ops.wm.read_homefile, use_empty=True)
+    assert extension_enabled(), "the extension was disabled by loading an empty file"
+    assert addon_utils.check("rigify")[1] == rigify_was_enabled
+    assert len(bpy.data.objects) == 0
+    scene = bpy.context.scene
+    scene.frame_set(1)
+    assert bpy.context.mode == "OBJECT"
+    yield scene
+
+
+@pytest.fixture
+def rigify_metarig(clean_scene: bpy.types.Scene) -> bpy.types.Object:
+    """Rigify's human metarig in the clean scene: active, selected, object mode."""
+    enable_rigify()
+    run_op(bpy.ops.object.armature_human_metarig_add)
+    obj = bpy.context.active_object
+    assert obj is not None and obj.type == "ARMATURE", f"metarig not created: {obj}"
+    assert obj.select_get() and bpy.context.mode == "OBJECT"
+    return obj
+
+
+@pytest.fixture
+def python_errors() -> Iterator[list[BaseException]]:
+    """Exceptions Blender prints (handlers, timers, operators) while the test runs."""
+    errors: list[BaseException] = []
+    previous = sys.excepthook
+
+    def record(kind: type[BaseException], value: BaseException, tb: Any) -> None:
+        errors.append(value)
+        previous(kind, value, tb)
+
+    sys.excepthook = record
+    try:
+        yield errors
+    finally:
+        sys.excepthook = previous
