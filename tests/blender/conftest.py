@@ -24,6 +24,10 @@ Fixtures
     which is checked) and yields ``bpy.context.scene``: frame 1, object mode, nothing
     selected or active. Tests create what they need through ``bpy.data`` / ``bpy.ops``.
 
+``empty_file`` (function scope)
+    The same empty file as ``clean_scene`` without building or installing the extension,
+    for tests of Blender itself (the benchmark peer) that must not depend on the extension.
+
 ``rigify_metarig`` (function scope, depends on ``clean_scene``)
     Enables the bundled Rigify add-on, adds its human metarig
     (``bpy.ops.object.armature_human_metarig_add()``) and returns the armature object
@@ -191,17 +195,30 @@ def extension(extension_zip: Path) -> ModuleType:
     return module
 
 
-@pytest.fixture
-def clean_scene(extension: ModuleType) -> Iterator[bpy.types.Scene]:
-    """Empty file with the extension still enabled; yields the scene."""
-    rigify_was_enabled = addon_utils.check("rigify")[1]
+def load_empty_file() -> bpy.types.Scene:
+    """Replace the open file by an empty one (add-ons stay enabled); return its scene."""
+    enabled_before = {addon.module for addon in bpy.context.preferences.addons}
     run_op(bpy.ops.wm.read_homefile, use_empty=True)
-    assert extension_enabled(), "the extension was disabled by loading an empty file"
-    assert addon_utils.check("rigify")[1] == rigify_was_enabled
-    assert len(bpy.data.objects) == 0
+    enabled_after = {addon.module for addon in bpy.context.preferences.addons}
+    assert enabled_after == enabled_before, f"add-ons changed: {enabled_before ^ enabled_after}"
+    assert len(bpy.data.objects) == 0 and len(bpy.data.scenes) == 1
     scene = bpy.context.scene
     scene.frame_set(1)
     assert bpy.context.mode == "OBJECT"
+    return scene
+
+
+@pytest.fixture
+def empty_file() -> Iterator[bpy.types.Scene]:
+    """Empty file without requiring the extension; yields the scene."""
+    yield load_empty_file()
+
+
+@pytest.fixture
+def clean_scene(extension: ModuleType) -> Iterator[bpy.types.Scene]:
+    """Empty file with the extension still enabled; yields the scene."""
+    scene = load_empty_file()
+    assert extension_enabled(), "the extension was disabled by loading an empty file"
     yield scene
 
 
