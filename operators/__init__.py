@@ -1,9 +1,40 @@
-"""Blender operators: read the scene, call the solver, write pose and keys."""
+"""Blender operators: read the scene, call the solver, write pose and keys.
+
+``rig`` (with ``rig_goals`` and ``rotations``) is the one bridge between Blender data and the
+solver; the operator modules only call it.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_MODULES = ("solve_ops", "bake_ops", "constraint_ops")
+
+
+def _operator_classes() -> list[type]:
+    classes: list[type] = []
+    for name in _MODULES:
+        classes.extend(importlib.import_module(f".{name}", __name__).classes)
+    return classes
 
 
 def register() -> None:
-    """Register operator classes and properties."""
+    """Register property groups, then operator classes."""
+    import bpy
+
+    from . import properties
+
+    properties.register()
+    for cls in _operator_classes():
+        bpy.utils.register_class(cls)
 
 
 def unregister() -> None:
-    """Unregister operator classes and properties."""
+    """Unregister operator classes, then property groups."""
+    import bpy
+
+    from . import properties
+
+    for cls in reversed(_operator_classes()):
+        bpy.utils.unregister_class(cls)
+    properties.unregister()

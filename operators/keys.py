@@ -1,0 +1,101 @@
+"""Bulk keyframe writing: ``keyframe_points.add(n)`` + ``foreach_set``, never one key at a time.
+
+What happens to existing keys (only on the channels being written; every other F-curve, and
+every key outside the range, is left as it was):
+
+``REPLACE``  keys of the channel inside [frame_start, frame_end] are removed, then the new
+             keys are added.
+``LAYER``    existing keys are kept; only keys sitting on a frame that receives a new key
+             are replaced (so keys between baked frames, with a frame step > 1, survive).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import compat
+
+ChannelKey = tuple[str, int, str]  # (data_path, array_index, group name)
+
+
+def _remove_keys(fcurve: object, frames_to_remove: object) -> int:
+    """Remove the keys whose frame satisfies ``frames_to_remove(frames) -> bool mask``."""
+    points = fcurve.keyframe_points
+    n = len(points)
+    if n == 0:
+        return 0
+    co = np.empty(2 * n, dtype=np.float32)
+    points.foreach_get("co", co)
+    mask = frames_to_remove(co[0::2].astype(float))
+    removed = 0
+    for index in np.flatnonzero(mask)[::-1]:
+        points.remove(points[int(index)], fast=True)
+        removed += 1
+    return removed
+
+
+def write_keys(
+    obj: object,
+    channels: Mapping[ChannelKey, tuple[np.ndarray, np.ndarray]],
+    frame_range: tuple[float, float],
+    mode: str = "REPLACE",
+) -> int:
+    """Write keys ``(frames (n,), values (n,))`` per channel; return the number of keys.
+
+    Args:
+        obj: the animated object (its action and slot are created if missing).
+        channels: ``(data_path, index, group) -> (frames, values)``.
+        frame_range: (start, end) frames of the bake, inclusive.
+        mode: "REPLACE" or "LAYER" (see module docstring).
+    """
+    start, end = frame_range
+    written = 0
+    for (data_path, index, group), (frames, values) in channels.items():
+        frames = np.asarray(frames, dtype=float)
+        fcurve = compat.ensure_fcurve(obj, data_path, index, group)
+        if mode == "REPLACE":
+            _remove_keys(fcurve, lambda f: (f >= start - 1e-6) & (f <= end + 1e-6))
+        else:
+            _remove_keys(fcurve, lambda f, fr=frames: np.isin(np.round(f, 4), np.round(fr, 4)))
+        points = fcurve.keyframe_points
+        old = len(points)
+        points.add(len(frames))
+        co = np.empty(2 * len(points), dtype=np.float32)
+        points.foreach_get("co", co)
+        new = co.reshape(-1, 2)
+        new[old:, 0] = frames
+        new[old:, 1] = values
+        points.foreach_set("co", co)
+        # The added keys' handles start at the origin; put them on the key so update()
+        # computes proper auto-clamped handles.
+        for handle in ("handle_left", "handle_right"):
+            h = np.empty(2 * len(points), dtype=np.float32)
+            points.foreach_get(handle, h)
+            h.reshape(-1, 2)[old:] = new[old:]
+            points.foreach_set(handle, h)
+        fcurve.update()
+        written += len(frames)
+    return written
+
+
+def clear_keys(
+    obj: object, channels: list[tuple[str, int]], frame_range: tuple[float, float]
+) -> int:
+    """Remove keys in [start, end] from the given channels; drop F-curves left empty.
+
+    Returns the number of keys removed.
+    """
+    start, end = frame_range
+    removed = 0
+    wanted = set(channels)
+    for fcurve in compat.fcurves(obj):
+        if (fcurve.data_path, fcurve.array_index) not in wanted:
+            continue
+        removed += _remove_keys(fcurve, lambda f: (f >= start - 1e-6) & (f <= end + 1e-6))
+        if len(fcurve.keyframe_points) == 0:
+            compat.remove_fcurve(obj, fcurve)
+        else:
+            fcurve.update()
+    return removed

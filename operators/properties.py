@@ -1,0 +1,226 @@
+"""Property groups: Reach constraints and solver settings on armature objects, rigidity on bones.
+
+Everything lives in ID data (``Object.reach_ik``, ``PoseBone.reach_ik``), so it is saved with
+the .blend file and undone with the scene.
+"""
+
+from __future__ import annotations
+
+import bpy
+from bpy.props import (
+    BoolProperty,
+    CollectionProperty,
+    EnumProperty,
+    FloatProperty,
+    FloatVectorProperty,
+    IntProperty,
+    PointerProperty,
+    StringProperty,
+)
+
+GOAL_TYPES = (
+    ("POSITION", "Position", "Move the end-effector point onto the target's location"),
+    ("ORIENTATION", "Orientation", "Align the bone's X and Y axes with the target's X and Y axes"),
+    (
+        "POSITION_ORIENTATION",
+        "Position & Orientation",
+        "Both at once, mixed by the position weight",
+    ),
+    ("AIM", "Aim", "Point the aim axis of the bone, from the effector, at the target's location"),
+    ("LINE", "Line", "Put the end-effector on the line through the target along its axis"),
+    ("PLANE", "Plane", "Put the end-effector on the plane through the target, normal = its axis"),
+    (
+        "HALF_SPACE",
+        "Half-space",
+        "Keep the end-effector on the side of the target's plane its axis points to",
+    ),
+)
+AXES = (("X", "X", "Local X axis"), ("Y", "Y", "Local Y axis"), ("Z", "Z", "Local Z axis"))
+SIGNED_AXES = (
+    *AXES,
+    ("-X", "-X", "Negative local X axis"),
+    ("-Y", "-Y", "Negative local Y axis"),
+    ("-Z", "-Z", "Negative local Z axis"),
+)
+
+
+class ReachBoneSettings(bpy.types.PropertyGroup):
+    """Per-bone settings (``PoseBone.reach_ik``)."""
+
+    use_rigidity: BoolProperty(
+        name="Override Rigidity",
+        description="Use Reach's own rigidity; when off, Blender's IK Stiffness is used",
+        default=False,
+    )
+    rigidity: FloatVectorProperty(
+        name="Rigidity",
+        description="Resistance of each local rotation axis to motion (0 free, 1 locked)",
+        size=3,
+        min=0.0,
+        max=1.0,
+        default=(0.0, 0.0, 0.0),
+        subtype="XYZ",
+    )
+
+
+class ReachConstraint(bpy.types.PropertyGroup):
+    """One spatial constraint: an end-effector on a bone, a goal, and how much it matters."""
+
+    # ``name`` comes from PropertyGroup.
+    enabled: BoolProperty(name="Enabled", default=True)
+    select: BoolProperty(name="Select", description="Selected for partial bakes", default=True)
+    bone: StringProperty(name="Bone", description="Bone carrying the end-effector")
+    effector: EnumProperty(
+        name="End-effector",
+        items=(
+            ("HEAD", "Head", "The bone's head"),
+            ("TAIL", "Tail", "The bone's tail"),
+            ("OFFSET", "Offset", "A point along the bone, as a fraction of its length"),
+        ),
+        default="TAIL",
+    )
+    offset: FloatProperty(
+        name="Offset",
+        description="Position along the bone (0 head, 1 tail)",
+        default=0.5,
+        soft_min=0.0,
+        soft_max=1.0,
+    )
+    goal_type: EnumProperty(name="Goal", items=GOAL_TYPES, default="POSITION")
+    group: StringProperty(
+        name="Disjunction Group",
+        description=(
+            "Constraints of the same bone sharing a group name form one disjunction: "
+            "satisfying any one member is enough (e.g. keep out of a box)"
+        ),
+    )
+    target: PointerProperty(name="Target", type=bpy.types.Object)
+    target_bone: StringProperty(
+        name="Target Bone",
+        description="Bone of the target armature (a bone of the same armature closes a loop)",
+    )
+    target_head_tail: FloatProperty(
+        name="Target Head/Tail",
+        description="Point on the target bone (0 head, 1 tail)",
+        default=1.0,
+        soft_min=0.0,
+        soft_max=1.0,
+    )
+    target_axis: EnumProperty(
+        name="Target Axis",
+        description="Target axis used as line direction or plane normal",
+        items=SIGNED_AXES,
+        default="Z",
+    )
+    aim_axis: EnumProperty(
+        name="Aim Axis",
+        description="Bone axis that aims at the target",
+        items=SIGNED_AXES,
+        default="Y",
+    )
+    weight: FloatProperty(name="Weight", default=1.0, min=0.0, soft_max=10.0)
+    position_weight: FloatProperty(
+        name="Position Weight",
+        description="Share of position in a position & orientation goal (the rest: orientation)",
+        default=0.5,
+        min=0.0,
+        max=1.0,
+    )
+    degrees: FloatProperty(
+        name="Degrees per Unit",
+        description="Angle error (degrees) that weighs as much as one unit of distance",
+        default=1.0,
+        min=1e-4,
+        soft_max=90.0,
+    )
+    suppress: EnumProperty(
+        name="Suppress",
+        description="Orientation direction left free",
+        items=(
+            ("NONE", "None", "Match both X and Y axes"),
+            ("X", "X", "Match only the Y axis (free to turn about it)"),
+            ("Y", "Y", "Match only the X axis (free to turn about it)"),
+        ),
+        default="NONE",
+    )
+    chain_mode: EnumProperty(
+        name="Chain",
+        items=(
+            ("ALL", "All Ancestors", "Every parent up to the root moves"),
+            ("ROOT", "Root Bone", "Bones from the chain root down to the effector move"),
+            ("LENGTH", "Length", "This many bones, counted from the effector upwards"),
+        ),
+        default="ALL",
+    )
+    chain_root: StringProperty(name="Chain Root", description="Topmost bone that moves")
+    chain_length: IntProperty(name="Chain Length", default=2, min=1, soft_max=30)
+
+
+class ReachResidual(bpy.types.PropertyGroup):
+    """The last solve's residual of one constraint (for the panel)."""
+
+    distance: FloatProperty(name="Distance", default=-1.0)
+    angle: FloatProperty(name="Angle", default=-1.0)
+    satisfied: BoolProperty(name="Satisfied", default=False)
+
+
+class ReachSettings(bpy.types.PropertyGroup):
+    """Everything Reach stores on an armature object (``Object.reach_ik``)."""
+
+    constraints: CollectionProperty(type=ReachConstraint)
+    active_index: IntProperty(name="Active Constraint", default=0)
+    tolerance: FloatProperty(
+        name="Tolerance",
+        description="Distance (scene units) at which a position goal counts as reached",
+        default=1e-5,
+        min=1e-9,
+        precision=6,
+    )
+    angle_tolerance: FloatProperty(
+        name="Angle Tolerance",
+        description="Angle (degrees) at which an orientation goal counts as reached",
+        default=0.01,
+        min=1e-6,
+        precision=4,
+    )
+    max_iterations: IntProperty(name="Iteration Limit", default=200, min=1, soft_max=5000)
+    method: EnumProperty(
+        name="Method",
+        description="Initial Hessian of the BFGS optimiser",
+        items=(
+            ("gauss-newton", "Gauss-Newton", "Start from the Gauss-Newton approximation"),
+            ("identity", "Identity", "Start from the identity (plain BFGS)"),
+        ),
+        default="gauss-newton",
+    )
+    use_root_translation: BoolProperty(
+        name="Root Translation",
+        description="Let root bones move (three prismatic DOFs each, written as location)",
+        default=False,
+    )
+    # Results of the last solve, shown by the panel.
+    has_result: BoolProperty(default=False)
+    status: StringProperty(name="Status")
+    satisfied: BoolProperty(default=False)
+    iterations: IntProperty(name="Iterations")
+    solve_time: FloatProperty(name="Time (ms)")
+    residuals: CollectionProperty(type=ReachResidual)
+
+
+classes = (ReachBoneSettings, ReachConstraint, ReachResidual, ReachSettings)
+
+
+def register() -> None:
+    """Register the property groups and attach them to Object and PoseBone."""
+    for cls in classes:
+        bpy.utils.register_class(cls)
+    bpy.types.Object.reach_ik = PointerProperty(type=ReachSettings)
+    bpy.types.PoseBone.reach_ik = PointerProperty(type=ReachBoneSettings)
+
+
+def unregister() -> None:
+    """Detach and unregister everything :func:`register` added."""
+    del bpy.types.PoseBone.reach_ik
+    del bpy.types.Object.reach_ik
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

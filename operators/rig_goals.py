@@ -1,0 +1,254 @@
+"""Part of the bridge (:mod:`.rig`): Reach constraint items -> end-effectors, goals, chains.
+
+A target object's location gives goal points; its local axes give orientations (X, Y),
+line directions and plane normals (the item's ``target_axis``). A target bone of the same
+armature becomes the goal's ``carrier`` segment (a closed loop): the goal then lives in that
+bone's frame and moves with it. Lengths are scene units, the armature's uniform scale applied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import solver
+
+AXIS_VECTORS = {
+    "X": np.array([1.0, 0.0, 0.0]),
+    "Y": np.array([0.0, 1.0, 0.0]),
+    "Z": np.array([0.0, 0.0, 1.0]),
+}
+POINT_GOALS = ("POSITION", "POSITION_ORIENTATION", "AIM", "LINE", "PLANE", "HALF_SPACE")
+
+
+def signed_axis(spec: str) -> np.ndarray:
+    """Unit vector (3,) of an axis name "X", "-Y", ..."""
+    sign = -1.0 if spec.startswith("-") else 1.0
+    return sign * AXIS_VECTORS[spec[-1]]
+
+
+def effector_factor(item: object) -> float:
+    """Position of the end-effector along its bone (0 head, 1 tail)."""
+    return {"HEAD": 0.0, "TAIL": 1.0}.get(item.effector, item.offset)
+
+
+@dataclass
+class GoalBinding:
+    """One goal and where its point/directions come from (re-read every frame)."""
+
+    name: str
+    item_kind: str
+    goal: object
+    target: object
+    target_bone: str
+    head_tail: float
+    target_axis: str
+    suppress: str
+    carrier: str | None
+    error: Callable[[str], Exception]
+
+    def frame(self, arm: object, scale: float) -> tuple[np.ndarray, np.ndarray]:
+        """Goal point (3,) and unit axes (3, 3) (columns X, Y, Z) in world or carrier frame."""
+        if self.carrier is not None:
+            length = arm.data.bones[self.carrier].length * scale
+            return np.array([0.0, length * self.head_tail, 0.0]), np.eye(3)
+        target = self.target
+        try:
+            m = np.array(target.matrix_world, dtype=float)
+        except ReferenceError:
+            raise self.error(f"Constraint '{self.name}': its target object was deleted") from None
+        if self.target_bone:
+            pb = target.pose.bones[self.target_bone]
+            m = m @ np.array(pb.matrix, dtype=float)
+            m[:3, 3] = (m @ np.array([0.0, pb.bone.length * self.head_tail, 0.0, 1.0]))[:3]
+        if not np.all(np.isfinite(m)):
+            raise self.error(
+                f"Constraint '{self.name}': target '{target.name}' has a non-finite (NaN) transform"
+            )
+        norms = np.linalg.norm(m[:3, :3], axis=0)
+        if norms.min() <= 1e-12:
+            raise self.error(f"Constraint '{self.name}': target '{target.name}' has zero scale")
+        return m[:3, 3], m[:3, :3] / norms
+
+    def values(self, arm: object, scale: float) -> dict[str, np.ndarray | None]:
+        """Goal attributes (point, x, y, direction, normal) for the current target frame."""
+        point, axes = self.frame(arm, scale)
+        kind = self.item_kind
+        out: dict[str, np.ndarray | None] = {}
+        if kind in POINT_GOALS:
+            out["point"] = point
+        if kind in ("ORIENTATION", "POSITION_ORIENTATION"):
+            out["x"] = None if self.suppress == "X" else axes[:, 0]
+            out["y"] = None if self.suppress == "Y" else axes[:, 1]
+        if kind == "LINE":
+            out["direction"] = axes @ signed_axis(self.target_axis)
+        if kind in ("PLANE", "HALF_SPACE"):
+            out["normal"] = axes @ signed_axis(self.target_axis)
+        return out
+
+    def update(self, arm: object, scale: float) -> None:
+        """Retarget the goal to the target's current transform."""
+        for key, value in self.values(arm, scale).items():
+            if value is not None:
+                setattr(self.goal, key, value)
+
+
+def _make_goal(binding: GoalBinding, item: object, arm: object, scale: float) -> object:
+    v = binding.values(arm, scale)
+    c = binding.carrier
+    kind = item.goal_type
+    if kind == "POSITION":
+        return solver.PositionGoal(v["point"], carrier=c)
+    if kind == "ORIENTATION":
+        return solver.OrientationGoal(v["x"], v["y"], degrees=item.degrees, carrier=c)
+    if kind == "POSITION_ORIENTATION":
+        return solver.PositionOrientationGoal(
+            v["point"], v["x"], v["y"], item.position_weight, item.degrees, carrier=c
+        )
+    if kind == "AIM":
+        return solver.AimGoal(v["point"], degrees=item.degrees, carrier=c)
+    if kind == "LINE":
+        return solver.LineGoal(v["point"], v["direction"], carrier=c)
+    if kind == "PLANE":
+        return solver.PlaneGoal(v["point"], v["normal"], carrier=c)
+    return solver.HalfSpaceGoal(v["point"], v["normal"], carrier=c)
+
+
+@dataclass
+class ConstraintPlan:
+    """Everything :func:`.rig.build_rig` needs from the constraint items."""
+
+    figure_bones: set[str] = field(default_factory=set)
+    chain_bones: dict[str, str] = field(default_factory=dict)  # bone -> first constraint
+    bindings: list[GoalBinding] = field(default_factory=list)
+    entries: list[dict] = field(default_factory=list)  # one per solver constraint
+
+    def make_constraints(self, solver_module: object) -> list[object]:
+        """The ``solver.Constraint`` list (goals already carry the current targets)."""
+        out = []
+        for e in self.entries:
+            goals = e["goals"]
+            goal = goals[0] if len(goals) == 1 else solver_module.Disjunction(goals)
+            effector = solver_module.EndEffector(e["bone"], e["point"], e["x"], e["y"])
+            out.append(solver_module.Constraint(effector, goal, e["weight"], e["root"], e["name"]))
+        return out
+
+    def check_aim(self, rig: object, error: Callable[[str], Exception]) -> None:
+        """Reject aim goals whose target sits on the end-effector (direction undefined)."""
+        frames = rig.figure.forward(rig.initial())
+        for e in self.entries:
+            for goal, binding in zip(e["goals"], e["bindings"], strict=True):
+                if binding.item_kind != "AIM":
+                    continue
+                world = frames[e["bone"]]
+                p = world[:3, :3] @ e["point"] + world[:3, 3]
+                g = goal.point
+                if binding.carrier is not None:
+                    cw = frames[binding.carrier]
+                    g = cw[:3, :3] @ g + cw[:3, 3]
+                if np.linalg.norm(g - p) <= 1e-6:
+                    raise error(
+                        f"Constraint '{binding.name}': the aim target is at the end-effector, "
+                        "so the aim direction is undefined; move the target away"
+                    )
+
+
+def _chain(arm: object, item: object, error: Callable[[str], Exception]) -> tuple[list, str]:
+    """Bones of an item's chain (effector first) and its topmost bone."""
+    bone = arm.data.bones[item.bone]
+    chain = []
+    if item.chain_mode == "ROOT" and item.chain_root:
+        if item.chain_root not in arm.data.bones:
+            raise error(f"Constraint '{item.name}': chain root bone '{item.chain_root}' not found")
+        while bone is not None:
+            chain.append(bone.name)
+            if bone.name == item.chain_root:
+                return chain, bone.name
+            bone = bone.parent
+        raise error(
+            f"Constraint '{item.name}': chain root '{item.chain_root}' is not a parent "
+            f"of bone '{item.bone}'"
+        )
+    limit = item.chain_length if item.chain_mode == "LENGTH" else 10**9
+    while bone is not None and len(chain) < limit:
+        chain.append(bone.name)
+        bone = bone.parent
+    return chain, chain[-1]
+
+
+def _validate(arm: object, item: object, error: Callable[[str], Exception]) -> None:
+    bones = arm.data.bones
+    if not item.bone:
+        raise error(f"Constraint '{item.name}': no bone set")
+    if item.bone not in bones:
+        raise error(f"Constraint '{item.name}': bone '{item.bone}' not found in '{arm.name}'")
+    target = item.target
+    if target is None:
+        raise error(f"Constraint '{item.name}': no target object (deleted or never set)")
+    if item.target_bone:
+        if target.type != "ARMATURE" or item.target_bone not in target.data.bones:
+            raise error(
+                f"Constraint '{item.name}': target bone '{item.target_bone}' not found "
+                f"in '{target.name}'"
+            )
+
+
+def build_constraints(
+    arm: object, items: list, scale: float, error: Callable[[str], Exception]
+) -> ConstraintPlan:
+    """Validate the items and turn them into a :class:`ConstraintPlan`."""
+    plan = ConstraintPlan()
+    groups: dict[str, dict] = {}
+    for item in items:
+        _validate(arm, item, error)
+        chain, top = _chain(arm, item, error)
+        for name in chain:
+            plan.chain_bones.setdefault(name, item.name)
+        plan.figure_bones.add(item.bone)
+        carrier = None
+        if item.target == arm and item.target_bone:
+            carrier = item.target_bone
+            plan.figure_bones.add(carrier)
+        binding = GoalBinding(
+            item.name, item.goal_type, None, item.target, item.target_bone,
+            item.target_head_tail, item.target_axis, item.suppress, carrier, error,
+        )  # fmt: skip
+        try:
+            binding.goal = _make_goal(binding, item, arm, scale)
+        except solver.ReachError as exc:
+            raise error(f"Constraint '{item.name}': {exc}") from None
+        plan.bindings.append(binding)
+        x = y = None
+        if item.goal_type == "AIM":
+            x = signed_axis(item.aim_axis)
+        elif item.goal_type in ("ORIENTATION", "POSITION_ORIENTATION"):
+            x, y = AXIS_VECTORS["X"], AXIS_VECTORS["Y"]
+        point = np.array(
+            [0.0, arm.data.bones[item.bone].length * scale * effector_factor(item), 0.0]
+        )
+        root = None if item.chain_mode == "ALL" else top
+        key = item.group.strip()
+        if key and key in groups:
+            entry = groups[key]
+            if entry["bone"] != item.bone or not np.allclose(entry["point"], point):
+                raise error(
+                    f"Constraint '{item.name}': disjunction group '{key}' mixes end-effectors; "
+                    "all members must use the same bone and point"
+                )
+            if x is not None and entry["x"] is not None and not np.allclose(entry["x"], x):
+                raise error(f"Constraint '{item.name}': group '{key}' mixes aim and orientation")
+            entry["x"] = entry["x"] if entry["x"] is not None else x
+            entry["y"] = entry["y"] if entry["y"] is not None else y
+            entry["goals"].append(binding.goal)
+            entry["bindings"].append(binding)
+            continue
+        entry = {
+            "name": key or item.name, "bone": item.bone, "point": point, "x": x, "y": y,
+            "weight": item.weight, "root": root, "goals": [binding.goal], "bindings": [binding],
+        }  # fmt: skip
+        if key:
+            groups[key] = entry
+        plan.entries.append(entry)
+    return plan

@@ -1,0 +1,184 @@
+"""Rotation conversions for pose channels, in numpy, with continuity across frames.
+
+Conventions are Blender's: quaternions are ``(w, x, y, z)``; an Euler order ``"ABC"`` means
+the rotation about ``A`` is applied first, so ``R = R_C @ R_B @ R_A`` (column vectors);
+axis-angle is ``(angle, x, y, z)``. Angles are in radians, matrices are ``(3, 3)``.
+
+This module is pure numpy (no ``bpy``, no ``mathutils``) so the bridge's maths is testable
+and identical on every Blender version.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+AXIS_INDEX = {"X": 0, "Y": 1, "Z": 2}
+EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
+TWO_PI = 2.0 * np.pi
+
+
+def axis_rotation(axis: int, angle: float) -> np.ndarray:
+    """Rotation matrix ``(3, 3)`` by ``angle`` (radians) about coordinate axis 0, 1 or 2."""
+    c, s = np.cos(angle), np.sin(angle)
+    i, j = (axis + 1) % 3, (axis + 2) % 3
+    r = np.eye(3)
+    r[i, i] = c
+    r[j, j] = c
+    r[j, i] = s
+    r[i, j] = -s
+    return r
+
+
+def euler_to_matrix(angles: np.ndarray, order: str) -> np.ndarray:
+    """Matrix ``(3, 3)`` of Blender Euler ``angles`` ``(3,)`` (indexed by X, Y, Z) in ``order``."""
+    r = np.eye(3)
+    for letter in order:
+        k = AXIS_INDEX[letter]
+        r = axis_rotation(k, float(angles[k])) @ r
+    return r
+
+
+def _wrap_near(angle: float, reference: float) -> float:
+    """``angle`` plus the multiple of 2*pi that brings it nearest to ``reference``."""
+    return angle + TWO_PI * np.round((reference - angle) / TWO_PI)
+
+
+def matrix_to_euler(
+    matrix: np.ndarray, order: str, compatible: np.ndarray | None = None
+) -> np.ndarray:
+    """Blender Euler angles ``(3,)`` (indexed X, Y, Z) of a rotation ``matrix`` in ``order``.
+
+    Without ``compatible`` the result is the decomposition Blender itself uses (and its
+    Limit Rotation constraint with it): of the two solutions with angles in (-pi, pi], the
+    one with the smaller sum of absolute angles. With ``compatible`` (previous angles
+    ``(3,)``), of the two equivalent solutions shifted by multiples of 2*pi the one nearest
+    to it is returned, which keeps
+    F-curves free of 360-degree jumps and branch flips.
+    """
+    i, j, k = (AXIS_INDEX[c] for c in order)
+    parity = 1.0 if (i, j, k) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1.0
+    m = np.asarray(matrix, dtype=float)
+    cy = float(np.hypot(m[i, i], m[j, i]))
+    if cy > 1e-9:
+        a = np.arctan2(parity * m[k, j], m[k, k])
+        b = np.arctan2(-parity * m[k, i], cy)
+        c = np.arctan2(parity * m[j, i], m[i, i])
+    else:  # gimbal: only a + c (or a - c) is defined; keep c at 0
+        a = np.arctan2(-parity * m[j, k], m[j, j])
+        b = np.arctan2(-parity * m[k, i], cy)
+        c = 0.0
+    first = np.zeros(3)
+    first[[i, j, k]] = (a, b, c)
+    second = np.zeros(3)
+    second[[i, j, k]] = (a + np.pi, np.pi - b, c + np.pi)
+    if compatible is None:
+        second = np.array([_wrap_near(v, 0.0) for v in second])
+        # Blender's mat3_normalized_to_eulO keeps the branch with the smaller sum of |angle|.
+        return second if np.abs(first).sum() > np.abs(second).sum() else first
+    ref = np.asarray(compatible, dtype=float)
+    best, best_distance = first, np.inf
+    for candidate in (first, second):
+        wrapped = np.array([_wrap_near(candidate[n], ref[n]) for n in range(3)])
+        distance = float(np.sum((wrapped - ref) ** 2))
+        if distance < best_distance:
+            best, best_distance = wrapped, distance
+    return best
+
+
+def matrix_to_quaternion(matrix: np.ndarray, compatible: np.ndarray | None = None) -> np.ndarray:
+    """Unit quaternion ``(4,)`` ``(w, x, y, z)`` of a rotation matrix ``(3, 3)``.
+
+    With ``compatible`` (previous quaternion) the sign is chosen so that the dot product with
+    it is non-negative: no sign flips between consecutive keys.
+    """
+    m = np.asarray(matrix, dtype=float)
+    trace = m[0, 0] + m[1, 1] + m[2, 2]
+    if trace > 0.0:
+        s = 2.0 * np.sqrt(trace + 1.0)
+        q = np.array([0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s,
+                      (m[1, 0] - m[0, 1]) / s])  # fmt: skip
+    else:
+        n = int(np.argmax(np.diag(m)))
+        a, b = (n + 1) % 3, (n + 2) % 3
+        s = 2.0 * np.sqrt(1.0 + m[n, n] - m[a, a] - m[b, b])
+        q = np.empty(4)
+        q[0] = (m[b, a] - m[a, b]) / s
+        q[1 + n] = 0.25 * s
+        q[1 + a] = (m[a, n] + m[n, a]) / s
+        q[1 + b] = (m[b, n] + m[n, b]) / s
+    q /= np.linalg.norm(q)
+    if compatible is not None and float(np.dot(q, compatible)) < 0.0:
+        q = -q
+    return q
+
+
+def quaternion_to_matrix(quaternion: np.ndarray) -> np.ndarray:
+    """Rotation matrix ``(3, 3)`` of a quaternion ``(4,)`` ``(w, x, y, z)`` (normalised here)."""
+    q = np.asarray(quaternion, dtype=float)
+    norm = np.linalg.norm(q)
+    w, x, y, z = q / norm if norm > 0.0 else (1.0, 0.0, 0.0, 0.0)
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ])  # fmt: skip
+
+
+def axis_angle_to_matrix(axis_angle: np.ndarray) -> np.ndarray:
+    """Rotation matrix ``(3, 3)`` of Blender's axis-angle ``(angle, x, y, z)``."""
+    angle = float(axis_angle[0])
+    axis = np.asarray(axis_angle[1:], dtype=float)
+    norm = np.linalg.norm(axis)
+    if norm < 1e-12:
+        return np.eye(3)
+    half = 0.5 * angle
+    return quaternion_to_matrix(np.concatenate(([np.cos(half)], np.sin(half) * axis / norm)))
+
+
+def matrix_to_axis_angle(matrix: np.ndarray, compatible: np.ndarray | None = None) -> np.ndarray:
+    """Blender axis-angle ``(4,)`` ``(angle, x, y, z)`` of a rotation matrix.
+
+    With ``compatible`` (previous axis-angle) the quaternion's sign is kept continuous, so
+    the angle moves continuously through [0, 2*pi] instead of jumping, and a near-zero
+    rotation keeps the previous axis.
+    """
+    previous_q = None
+    if compatible is not None:
+        half = 0.5 * float(compatible[0])
+        axis = np.asarray(compatible[1:], dtype=float)
+        norm = np.linalg.norm(axis)
+        axis = axis / norm if norm > 1e-12 else np.array([0.0, 1.0, 0.0])
+        previous_q = np.concatenate(([np.cos(half)], np.sin(half) * axis))
+    q = matrix_to_quaternion(matrix, previous_q)
+    sin_half = float(np.linalg.norm(q[1:]))
+    angle = 2.0 * np.arctan2(sin_half, q[0])
+    if sin_half < 1e-12:
+        axis = np.asarray(compatible[1:], dtype=float) if compatible is not None else None
+        if axis is None or np.linalg.norm(axis) < 1e-12:
+            axis = np.array([0.0, 1.0, 0.0])
+        return np.concatenate(([angle], axis / np.linalg.norm(axis)))
+    return np.concatenate(([angle], q[1:] / sin_half))
+
+
+def rotation_to_channels(
+    matrix: np.ndarray, rotation_mode: str, previous: np.ndarray | None = None
+) -> np.ndarray:
+    """Channel values for a pose bone's ``rotation_mode`` from a matrix ``(3, 3)``.
+
+    Returns ``(4,)`` for ``"QUATERNION"`` and ``"AXIS_ANGLE"``, ``(3,)`` for Euler orders,
+    continuous with ``previous`` channel values when given.
+    """
+    if rotation_mode == "QUATERNION":
+        return matrix_to_quaternion(matrix, previous)
+    if rotation_mode == "AXIS_ANGLE":
+        return matrix_to_axis_angle(matrix, previous)
+    return matrix_to_euler(matrix, rotation_mode, previous)
+
+
+def channels_to_rotation(values: np.ndarray, rotation_mode: str) -> np.ndarray:
+    """Rotation matrix ``(3, 3)`` from a pose bone's rotation channel values."""
+    if rotation_mode == "QUATERNION":
+        return quaternion_to_matrix(values)
+    if rotation_mode == "AXIS_ANGLE":
+        return axis_angle_to_matrix(values)
+    return euler_to_matrix(values, rotation_mode)

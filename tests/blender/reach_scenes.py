@@ -1,0 +1,123 @@
+"""Scene builders and inspection helpers shared by the Reach operator tests (not a test file).
+
+Import with ``from tests.blender.reach_scenes import ...`` (pytest runs with the repository root
+on ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import bpy
+import numpy as np
+
+
+def make_chain(
+    name: str = "Chain", n: int = 3, length: float = 1.0, connected: bool = True
+) -> bpy.types.Object:
+    """An armature of ``n`` bones along +Z (b0 at the origin), active and selected."""
+    scene = bpy.context.scene
+    arm = bpy.data.armatures.new(name)
+    obj = bpy.data.objects.new(name, arm)
+    scene.collection.objects.link(obj)
+    bpy.context.view_layer.objects.active = obj
+    obj.select_set(True)
+    bpy.ops.object.mode_set(mode="EDIT")
+    previous = None
+    for i in range(n):
+        bone = arm.edit_bones.new(f"b{i}")
+        bone.head = (0.0, 0.0, i * length)
+        bone.tail = (0.0, 0.0, (i + 1) * length)
+        if previous is not None:
+            bone.parent = previous
+            bone.use_connect = connected
+        previous = bone
+    bpy.ops.object.mode_set(mode="OBJECT")
+    return obj
+
+
+def add_empty(name: str, location: tuple, rotation: tuple = (0.0, 0.0, 0.0)) -> bpy.types.Object:
+    """An empty at ``location`` with Euler XYZ ``rotation`` (radians)."""
+    empty = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(empty)
+    empty.location = location
+    empty.rotation_euler = rotation
+    bpy.context.view_layer.update()
+    return empty
+
+
+def activate(obj: bpy.types.Object) -> None:
+    """Make ``obj`` the active object (object mode)."""
+    bpy.context.view_layer.objects.active = obj
+    obj.select_set(True)
+
+
+def add_constraint(obj: bpy.types.Object, bone: str, target: bpy.types.Object, goal: str,
+                   **settings: object) -> object:  # fmt: skip
+    """Add a constraint through ``reach.constraint_add``, then set extra item properties."""
+    activate(obj)
+    result = bpy.ops.reach.constraint_add(bone=bone, target=target.name, goal_type=goal)
+    assert result == {"FINISHED"}
+    item = obj.reach_ik.constraints[-1]
+    for key, value in settings.items():
+        setattr(item, key, value)
+    return item
+
+
+def fcurves(obj: bpy.types.Object) -> list:
+    """F-curves of the object's assigned action (legacy on 4.2, channelbag on 4.4+)."""
+    ad = obj.animation_data
+    if ad is None or ad.action is None:
+        return []
+    if bpy.app.version < (4, 4, 0):
+        return list(ad.action.fcurves)
+    from bpy_extras import anim_utils
+
+    bag = anim_utils.action_get_channelbag_for_slot(ad.action, ad.action_slot)
+    return [] if bag is None else list(bag.fcurves)
+
+
+def channel_set(obj: bpy.types.Object) -> set[tuple[str, int]]:
+    """``{(data_path, index)}`` of every animated channel with at least one key."""
+    return {(f.data_path, f.array_index) for f in fcurves(obj) if len(f.keyframe_points)}
+
+
+def keys_of(obj: bpy.types.Object) -> dict[tuple[str, int], np.ndarray]:
+    """Every key ``(frame, value, handles...)`` per channel, for before/after comparisons."""
+    out = {}
+    for f in fcurves(obj):
+        n = len(f.keyframe_points)
+        data = []
+        for prop in ("co", "handle_left", "handle_right"):
+            a = np.empty(2 * n, dtype=np.float32)
+            f.keyframe_points.foreach_get(prop, a)
+            data.append(a)
+        out[(f.data_path, f.array_index)] = np.concatenate(data)
+    return out
+
+
+def pose_of(obj: bpy.types.Object) -> dict[str, np.ndarray]:
+    """All pose channels (location, every rotation kind, scale) per bone."""
+    return {
+        pb.name: np.concatenate([
+            pb.location, pb.rotation_quaternion, pb.rotation_euler, pb.rotation_axis_angle,
+            pb.scale,
+        ])
+        for pb in obj.pose.bones
+    }  # fmt: skip
+
+
+def bone_path(bone: str, prop: str) -> str:
+    """RNA path of a pose bone property."""
+    return f'pose.bones["{bone}"].{prop}'
+
+
+def rotation_angle(matrix_a: np.ndarray, matrix_b: np.ndarray) -> float:
+    """Angle (degrees) between two rotations (3, 3)."""
+    r = np.asarray(matrix_a)[:3, :3].T @ np.asarray(matrix_b)[:3, :3]
+    return float(np.degrees(np.arccos(np.clip((np.trace(r) - 1.0) / 2.0, -1.0, 1.0))))
+
+
+def angle_between(u: np.ndarray, v: np.ndarray) -> float:
+    """Angle (degrees) between two vectors."""
+    u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
+    c = np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v))
+    return float(np.degrees(np.arccos(np.clip(c, -1.0, 1.0))))
