@@ -20,6 +20,8 @@ import numpy as np
 from .line_search import powell_search
 from .linear import FEASIBILITY_TOLERANCE, LinearSystem
 
+REFRESH_RATIO = 0.25
+
 
 class Status(IntEnum):
     """Why the optimiser stopped."""
@@ -114,6 +116,21 @@ def _add_row(h: np.ndarray, a: np.ndarray) -> np.ndarray | None:
     return h - np.outer(ha, ha) / denom
 
 
+def _gauss_newton_fits(e_old: Evaluation, sigma: np.ndarray, f_new: float, f_old: float) -> bool:
+    """Whether the step's actual decrease matches the Gauss-Newton model's prediction.
+
+    ``rho = (G_old - G_new) / -(g^T sigma + sigma^T J^T W J sigma)``; a good fit
+    (``rho >= REFRESH_RATIO``) means the sum of squares behaves like its
+    linearisation, where re-seeding ``H`` from Gauss-Newton beats a quasi-Newton
+    update.
+    """
+    gn = getattr(e_old, "gauss_newton", None)
+    if gn is None:
+        return False
+    predicted = -float(e_old.g @ sigma) - 0.5 * float(sigma @ (gn() @ sigma))
+    return predicted > 0.0 and (f_old - f_new) >= REFRESH_RATIO * predicted
+
+
 def minimize(
     evaluate: Callable[[np.ndarray], Evaluation],
     y0: np.ndarray,
@@ -122,6 +139,8 @@ def minimize(
     max_iterations: int = 200,
     callback: Callable[[np.ndarray, float], None] | None = None,
     kt_tolerance: float = 1e-14,
+    refresh: bool = True,
+    max_step: float = 0.5,
 ) -> Outcome:
     """Minimise ``G`` from the feasible point ``y0`` under the rows of ``system``.
 
@@ -134,6 +153,14 @@ def minimize(
         callback: called as ``callback(y, G(y))`` at the start and every iterate.
         kt_tolerance: Step 2 treats ``H g`` as zero when
             ``g^T H g <= kt_tolerance * (1 + G)``.
+        refresh: Fletcher and Xu's hybrid rule for sums of squares: after an
+            iteration that reduces ``G`` by at least 20 %, re-seed ``H`` from
+            ``initial_hessian`` (projected by eq. 32) instead of updating it,
+            which keeps Gauss-Newton's fast convergence on reachable goals;
+            slower progress (unreachable goals, large residuals) falls back
+            to the BFGS/DFP updates (33)/(34).
+        max_step: largest change of any variable in one iteration (a trust
+            region on top of the Appendix's cap ``min(1, lambda)``).
     """
     y = np.array(y0, dtype=float)
     e = evaluate(y)
@@ -204,11 +231,11 @@ def minimize(
         inactive &= ~system.equality
         rate = a_rows @ s
         blocking = np.flatnonzero(inactive & (rate > 1e-14 * np.linalg.norm(s)))
-        t_cap, j = 1.0, -1
+        t_cap, j = min(1.0, max_step / max(float(np.abs(s).max()), 1e-300)), -1
         if len(blocking):
             ratios = np.maximum(b[blocking] - a_rows[blocking] @ y, 0.0) / rate[blocking]
             k = int(np.argmin(ratios))
-            if ratios[k] <= 1.0:
+            if ratios[k] <= t_cap:
                 t_cap, j = float(ratios[k]), int(blocking[k])
         if j >= 0 and t_cap <= 1e-15:
             # Already on row j: add it without moving (Step 5 with a zero step).
@@ -229,7 +256,7 @@ def minimize(
         just_reset = False
         sigma = t * s
         y = y + sigma
-        g_old = e.g
+        g_old, f_old, e_old = e.g, e.f, e
         e = e_new
         nit += 1
         if callback is not None:
@@ -240,6 +267,9 @@ def minimize(
             if updated is not None:
                 h = updated
                 active.add(j)
+            continue
+        if refresh and _gauss_newton_fits(e_old, sigma, e.f, f_old):
+            h = fresh_hessian(e)
             continue
         # Step 6: BFGS (33) or DFP (34) update.
         yv = e.g - g_old

@@ -12,7 +12,7 @@ from .constraint import Constraint
 from .errors import InvalidInputError
 from .figure import Figure
 from .linear import project
-from .optimizer import MESSAGES, Status, minimize
+from .optimizer import MESSAGES, Outcome, Status, minimize
 from .problem import Evaluation, Problem
 from .result import IKResult, Residual
 
@@ -39,6 +39,11 @@ class Solver:
             ``"identity"`` (the paper's plain choice).
         damping: Levenberg damping of the Gauss-Newton ``H_0`` relative to its
             mean diagonal.
+        restarts: if a solve ends at a local minimum that misses a goal, try
+            up to this many random starts within the limits (deterministic for
+            a given ``seed``) and keep the best; 0 (the default) never jumps
+            away from the start, which suits frame-by-frame animation.
+        seed: seed of the restart sampler.
     """
 
     def __init__(
@@ -49,7 +54,9 @@ class Solver:
         angle_tolerance: float = 0.01,
         max_iterations: int = 200,
         initial_hessian: str = "gauss-newton",
-        damping: float = 1e-3,
+        damping: float = 1e-6,
+        restarts: int = 0,
+        seed: int = 0,
     ) -> None:
         if not isinstance(figure, Figure):
             raise InvalidInputError("figure must be a solver.Figure")
@@ -73,6 +80,10 @@ class Solver:
         self.max_iterations = int(max_iterations)
         self.initial_hessian = initial_hessian
         self.damping = float(damping)
+        if int(restarts) < 0:
+            raise InvalidInputError("restarts must be >= 0")
+        self.restarts = int(restarts)
+        self.seed = int(seed)
         self.last: np.ndarray | None = None
         self._problem: Problem | None = None
         self._key: tuple = ()
@@ -106,6 +117,24 @@ class Solver:
         mu = self.damping * mean if mean > 0.0 else 1.0
         return np.linalg.inv(gn + mu * np.eye(n))
 
+    def _minimize(self, problem: Problem, y0: np.ndarray, callback: object) -> Outcome:
+        return minimize(
+            problem.evaluate,
+            y0,
+            problem.system,
+            self._hessian,
+            self.max_iterations,
+            callback,  # type: ignore[arg-type]
+        )
+
+    @staticmethod
+    def _random_start(problem: Problem, rng: np.random.Generator, y: np.ndarray) -> np.ndarray:
+        """Uniform within finite bounds; +-pi around ``y`` where unbounded."""
+        lower, upper = problem.bounds
+        lower = np.where(np.isfinite(lower), lower, y - np.pi)
+        upper = np.where(np.isfinite(upper), upper, y + np.pi)
+        return rng.uniform(lower, upper)
+
     def solve(
         self,
         initial: object = None,
@@ -136,9 +165,17 @@ class Solver:
             def wrapped(y: np.ndarray, f: float) -> None:
                 callback(problem.to_coordinates(y), f)
 
-        outcome = minimize(
-            problem.evaluate, y0, problem.system, self._hessian, self.max_iterations, wrapped
-        )
+        outcome = self._minimize(problem, y0, wrapped)
+        nit = outcome.nit
+        rng = np.random.default_rng(self.seed)
+        for _ in range(self.restarts):
+            if outcome.status == Status.GOAL_REACHED:
+                break
+            y_try = project(problem.system, self._random_start(problem, rng, outcome.y))
+            trial = self._minimize(problem, y_try, wrapped)
+            nit += trial.nit
+            if trial.evaluation.f < outcome.evaluation.f:
+                outcome = trial
         coords = problem.to_coordinates(outcome.y)
         self.last = coords
         e = outcome.evaluation
@@ -156,7 +193,7 @@ class Solver:
             success=status in (Status.GOAL_REACHED, Status.KUHN_TUCKER),
             satisfied=all(r.satisfied for r in residuals),
             fun=e.f,
-            nit=outcome.nit,
+            nit=nit,
             nfev=problem.nfev,
             residuals=residuals,
             active_set=tuple(problem.system.labels[i] for i in outcome.active),
