@@ -22,7 +22,7 @@ from .constraint import Constraint
 from .errors import InvalidInputError, UnknownNameError
 from .figure import Figure
 from .goals.base import Goal, Report
-from .kinematics import Frames
+from .kinematics import Frames, cross
 from .linear import LinearSystem, coordinate_system
 
 
@@ -45,9 +45,21 @@ class _Member:
 
 @dataclass
 class _Term:
+    """One constraint: its effector parts (stacked for one batched Jacobian) and goals."""
+
     constraint: Constraint
-    effector: dict[str, _Part]
     members: list[_Member]
+    segment: int
+    names: list[str]  # effector parts used, "point" first if present
+    local: np.ndarray  # (k, 3) their local vectors
+    has_point: bool
+    joints: np.ndarray  # active joints moving the effector segment
+    coupling: np.ndarray  # (len(joints), n)
+    prismatic: np.ndarray  # (len(joints),) bool
+
+    def slot(self, name: str) -> int:
+        """Row offset of effector part ``name`` in the stacked Jacobian."""
+        return 3 * self.names.index(name)
 
 
 @dataclass
@@ -201,7 +213,7 @@ class Problem:
         seg = self.figure.segment_index(c.effector.segment)
         local = c.effector.parts()
         needs = {p for m in c.goal.members() for p in m.needs}
-        effector = {p: self._part(seg, local[p], p == "point") for p in needs}
+        names = [p for p in ("point", "x", "y") if p in needs]
         members = []
         for goal in c.goal.members():
             parts = {}
@@ -210,7 +222,18 @@ class Problem:
                 for name, vec in goal.geometry().items():
                     parts[f"goal.{name}"] = self._part(carrier, vec, name in goal.point_parts)
             members.append(_Member(goal, parts))
-        return _Term(c, effector, members)
+        joints = self.active_joints[self.kinematics.ancestors[seg, self.active_joints]]
+        return _Term(
+            constraint=c,
+            members=members,
+            segment=seg,
+            names=names,
+            local=np.array([local[p] for p in names], dtype=float).reshape(-1, 3),
+            has_point="point" in names,
+            joints=joints,
+            coupling=self.coupling[joints],
+            prismatic=~self.kinematics.revolute[joints],
+        )
 
     def _variable_system(self) -> LinearSystem:
         rows = self._rows
@@ -289,8 +312,31 @@ class Problem:
             cols = kin.direction_columns(frames, world, part.joints)
         return cols.T @ part.coupling  # (3, n)
 
+    def _effector(self, term: _Term, frames: Frames) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """World effector parts (k, 3) and the same keyed by part name."""
+        world = term.local @ frames.rotations[term.segment].T
+        if term.has_point:
+            world[0] += frames.origins[term.segment]
+        return world, dict(zip(term.names, world, strict=True))
+
+    def _effector_jacobian(self, term: _Term, world: np.ndarray, frames: Frames) -> np.ndarray:
+        """Stacked Jacobian (3k, n) of all effector parts, one batched cross product."""
+        k, joints = len(term.names), term.joints
+        if not len(joints):
+            return np.zeros((3 * k, self.n))
+        axes = frames.axes[joints]
+        vectors = np.repeat(world[:, None, :], len(joints), axis=1)
+        if term.has_point:
+            vectors[0] -= frames.pivots[joints]
+        cols = cross(axes[None, :, :], vectors)  # (k, joints, 3), eqs. (3), (4)
+        if term.prismatic.any():
+            cols[:, term.prismatic] = 0.0
+            if term.has_point:
+                cols[0, term.prismatic] = axes[term.prismatic]
+        return cols.transpose(0, 2, 1).reshape(3 * k, len(joints)) @ term.coupling
+
     def _term_value(self, term: _Term, frames: Frames) -> TermValue:
-        effector = {p: self._world(part, frames) for p, part in term.effector.items()}
+        world, effector = self._effector(term, frames)
         best = None
         for member in term.members:
             geometry = member.goal.geometry()
@@ -302,20 +348,23 @@ class Problem:
                 best = (size, member, geometry, res, blocks)
         assert best is not None
         _, member, geometry, res, blocks = best
+        stacked = self._effector_jacobian(term, world, frames)
         jac = np.zeros((len(res), self.n))
         for key, block in blocks:
-            part = term.effector.get(key) or member.parts.get(key)
-            if part is None or not len(part.joints):
+            if key in effector:
+                row = term.slot(key)
+                jac += block @ stacked[row : row + 3]
                 continue
-            world = effector[key] if key in term.effector else geometry[key[5:]]
-            jac += block @ self._jacobian(part, world, frames)
+            part = member.parts.get(key)
+            if part is not None and len(part.joints):
+                jac += block @ self._jacobian(part, geometry[key[5:]], frames)
         return TermValue(term.constraint.weight, res, jac, member.goal, effector, geometry)
 
     def check_goals(self, y: np.ndarray) -> None:
         """Raise :class:`InvalidInputError` where a goal is undefined at ``y``."""
         frames = self.frames(y)
         for term in self.terms:
-            effector = {p: self._world(part, frames) for p, part in term.effector.items()}
+            _, effector = self._effector(term, frames)
             for member in term.members:
                 geometry = member.goal.geometry()
                 for key, part in member.parts.items():

@@ -16,20 +16,16 @@ def degree_pair(degrees: float | Sequence[float], what: str) -> tuple[float, flo
     return commensurate_factor(values[0], what), commensurate_factor(values[1], what)
 
 
-def orientation_terms(
-    e: dict[str, Vec], g: dict[str, Vec], scales: dict[str, float]
-) -> tuple[list[np.ndarray], Blocks]:
-    """Residual pieces ``c (v_e - v_g)`` and their blocks for each aligned direction."""
-    pieces: list[np.ndarray] = []
+def orientation_blocks(scales: dict[str, float]) -> Blocks:
+    """Derivative blocks of the stacked residual ``[c_x (x_e - x_g); c_y (y_e - y_g)]``."""
     blocks: Blocks = []
     m = 3 * len(scales)
     for k, (part, c) in enumerate(scales.items()):
-        pieces.append(c * (e[part] - g[part]))
         block = np.zeros((m, 3))
         block[3 * k : 3 * k + 3] = c * _I
         blocks.append((part, block))
         blocks.append((f"goal.{part}", -block))
-    return pieces, blocks
+    return blocks
 
 
 class OrientationGoal(Goal):
@@ -73,8 +69,9 @@ class OrientationGoal(Goal):
         return {p: c for p, c in (("x", self.cx), ("y", self.cy)) if getattr(self, p) is not None}
 
     def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
-        pieces, blocks = orientation_terms(e, g, self._scales())
-        return np.concatenate(pieces), blocks
+        scales = self._scales()
+        res = np.concatenate([c * (e[p] - g[p]) for p, c in scales.items()])
+        return res, orientation_blocks(scales)
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
         return Report(None, max(angle_between(e[p], g[p]) for p in self.needs))

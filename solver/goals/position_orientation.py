@@ -7,7 +7,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from .base import Blocks, Goal, Report, Vec, Vector, angle_between
-from .orientation import degree_pair, orientation_terms
+from .orientation import degree_pair, orientation_blocks
 
 
 class PositionOrientationGoal(Goal):
@@ -61,17 +61,29 @@ class PositionOrientationGoal(Goal):
     def geometry_parts(self) -> tuple[str, ...]:  # type: ignore[override]
         return self.needs
 
+    def _blocks(self) -> Blocks:
+        """Derivative blocks; constant for given weights and directions, so cached."""
+        key = (self.position_weight, self.cx, self.cy, self.directions)
+        if self.__dict__.get("_cache_key") != key:
+            sp = math.sqrt(self.position_weight)
+            scales = self._scales()
+            blocks = orientation_blocks(scales)
+            position = np.zeros((3 + 3 * len(scales), 3))
+            position[:3] = sp * np.eye(3)
+            shifted = [(part, np.vstack((np.zeros((3, 3)), b))) for part, b in blocks]
+            self._cached_blocks = [("point", position), ("goal.point", -position), *shifted]
+            self._cache_key = key
+        return self._cached_blocks
+
+    def _scales(self) -> dict[str, float]:
+        so = math.sqrt(1.0 - self.position_weight)
+        return {p: so * c for p, c in (("x", self.cx), ("y", self.cy)) if p in self.directions}
+
     def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
         sp = math.sqrt(self.position_weight)
-        so = math.sqrt(1.0 - self.position_weight)
-        scales = {p: so * c for p, c in (("x", self.cx), ("y", self.cy)) if p in self.directions}
-        pieces, blocks = orientation_terms(e, g, scales)
-        m = 3 + 3 * len(scales)
-        position = np.zeros((m, 3))
-        position[:3] = sp * np.eye(3)
-        shifted = [(part, np.vstack((np.zeros((3, 3)), b))) for part, b in blocks]
-        res = np.concatenate([sp * (e["point"] - g["point"]), *pieces])
-        return res, [("point", position), ("goal.point", -position), *shifted]
+        pieces = [sp * (e["point"] - g["point"])]
+        pieces += [c * (e[p] - g[p]) for p, c in self._scales().items()]
+        return np.concatenate(pieces), self._blocks()
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
         distance = float(np.linalg.norm(e["point"] - g["point"]))
