@@ -20,9 +20,10 @@ Fixtures
 
 ``clean_scene`` (function scope, depends on ``extension``)
     Empties the file with ``bpy.ops.wm.read_homefile(use_empty=True)`` (no objects,
-    meshes, armatures, actions, collections; the extension and Rigify stay enabled,
-    which is checked) and yields ``bpy.context.scene``: frame 1, object mode, nothing
-    selected or active. Tests create what they need through ``bpy.data`` / ``bpy.ops``.
+    meshes, armatures, actions, collections; every enabled add-on, the extension and
+    Rigify included, stays enabled, which is checked) and yields ``bpy.context.scene``:
+    frame 1, object mode, nothing selected or active. Tests create what they need through
+    ``bpy.data`` / ``bpy.ops``. (``read_factory_settings`` would disable the extension.)
 
 ``empty_file`` (function scope)
     The same empty file as ``clean_scene`` without building or installing the extension,
@@ -57,6 +58,17 @@ or reach them through the ``blender_helpers`` fixture.
 ``world_bone_matrix(obj, name)``
     Evaluated world transform (numpy ``(4, 4)``) of a pose bone; columns 0-2 are the
     bone's local X, Y (along the bone) and Z axes in world coordinates.
+``action_fcurves(obj)``
+    The F-curves of ``obj``'s action on both Blender versions: 4.2 has
+    ``action.fcurves``; 5.0 has only layered actions (``action.layers`` ->
+    strip -> channelbag of ``obj.animation_data.action_slot`` -> ``fcurves``).
+``load_empty_file()``
+    What ``empty_file`` does, callable mid-test.
+
+Reading poses: after ``bpy.context.view_layer.update()`` the original
+``obj.pose.bones[name].matrix`` / ``.head`` / ``.tail`` (armature space) already hold the
+evaluated pose, constraints and IK included; multiply by ``obj.matrix_world`` for world
+space. Values are float32: compare with tolerances around 1e-6, not 1e-12.
 
 Operator failures
 -----------------
@@ -152,6 +164,19 @@ def world_bone_tail(obj: bpy.types.Object, name: str) -> np.ndarray:
     depsgraph = bpy.context.evaluated_depsgraph_get()
     evaluated = obj.evaluated_get(depsgraph)
     return np.array(evaluated.matrix_world @ evaluated.pose.bones[name].tail)
+
+
+def action_fcurves(obj: bpy.types.Object) -> list[bpy.types.FCurve]:
+    """F-curves of ``obj``'s active action (legacy or layered); [] without an action."""
+    animation = obj.animation_data
+    if animation is None or animation.action is None:
+        return []
+    action = animation.action
+    anim_utils = importlib.import_module("bpy_extras.anim_utils")
+    if hasattr(anim_utils, "action_get_channelbag_for_slot"):  # layered actions (4.4+)
+        channelbag = anim_utils.action_get_channelbag_for_slot(action, animation.action_slot)
+        return [] if channelbag is None else list(channelbag.fcurves)
+    return list(action.fcurves)
 
 
 def extension_enabled() -> bool:

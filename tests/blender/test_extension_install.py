@@ -11,6 +11,7 @@ from pathlib import Path
 from types import ModuleType
 
 import bpy
+import numpy as np
 
 EXCLUDED_TOP_LEVEL = ("tests", "bench", "examples", ".venv", ".venv-bpy42", ".git", ".ci")
 EXCLUDED_FILES = ("Makefile", "pyproject.toml")
@@ -155,3 +156,31 @@ def test_enable_disable_three_times_leaves_nothing(extension_zip: Path, tmp_path
         reach_types = [n for n in cycle["after"]["types"] if n.lower().startswith("reach")]
         assert not reach_types, reach_types
         assert not cycle["classes_still_registered"], cycle["classes_still_registered"]
+
+
+def test_loading_an_empty_file_keeps_the_extension_enabled(
+    clean_scene: bpy.types.Scene, blender_helpers: ModuleType
+) -> None:
+    bpy.ops.mesh.primitive_cube_add()
+    assert len(bpy.data.objects) == 1
+    scene = blender_helpers.load_empty_file()
+    assert len(bpy.data.objects) == 0 and len(bpy.data.meshes) == 0
+    assert scene == bpy.context.scene
+    assert blender_helpers.extension_enabled()
+
+
+def test_rigify_metarig_can_be_keyed_and_read_back(
+    rigify_metarig: bpy.types.Object, blender_helpers: ModuleType
+) -> None:
+    assert "upper_arm.L" in rigify_metarig.pose.bones
+    bone = rigify_metarig.pose.bones["upper_arm.L"]
+    bone.rotation_mode = "XYZ"
+    bone.keyframe_insert("rotation_euler", frame=1)
+    keyed = {(f.data_path, f.array_index) for f in blender_helpers.action_fcurves(rigify_metarig)}
+    assert keyed == {('pose.bones["upper_arm.L"].rotation_euler', i) for i in range(3)}
+    head = blender_helpers.world_bone_head(rigify_metarig, "upper_arm.L")
+    tail = blender_helpers.world_bone_tail(rigify_metarig, "upper_arm.L")
+    matrix = blender_helpers.world_bone_matrix(rigify_metarig, "upper_arm.L")
+    length = rigify_metarig.data.bones["upper_arm.L"].length
+    np.testing.assert_allclose(matrix[:3, 3], head, atol=1e-6)
+    np.testing.assert_allclose(head + length * matrix[:3, 1], tail, atol=1e-5)
