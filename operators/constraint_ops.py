@@ -5,6 +5,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 from bpy.props import BoolProperty, EnumProperty, StringProperty
+from mathutils import Matrix
 
 from . import common
 from .properties import GOAL_TYPES
@@ -35,7 +36,7 @@ def _new_empty(context: bpy.types.Context, name: str, matrix: np.ndarray, size: 
     empty = bpy.data.objects.new(name, None)
     empty.empty_display_type = "PLAIN_AXES"
     empty.empty_display_size = size
-    empty.matrix_world = [list(row) for row in matrix]
+    empty.matrix_world = Matrix(matrix.tolist())  # rows; a nested list would be columns
     collection = context.active_object.users_collection
     (collection[0] if collection else context.scene.collection).objects.link(empty)
     return empty

@@ -1,0 +1,178 @@
+"""View3D > Sidebar > "Reach": constraint list, details, solver settings, rigidity, results."""
+
+from __future__ import annotations
+
+import bpy
+
+
+def _armature(context: bpy.types.Context) -> bpy.types.Object | None:
+    obj = context.active_object
+    return obj if obj is not None and obj.type == "ARMATURE" else None
+
+
+class REACH_UL_constraints(bpy.types.UIList):  # noqa: N801 (Blender naming)
+    """One row per Reach constraint: enabled, selected, name, goal type."""
+
+    def draw_item(
+        self,
+        context: bpy.types.Context,
+        layout: bpy.types.UILayout,
+        data: object,
+        item: object,
+        icon: int,
+        active_data: object,
+        active_propname: str,
+        index: int = 0,
+    ) -> None:
+        row = layout.row(align=True)
+        row.prop(item, "enabled", text="")
+        row.prop(item, "select", text="", icon="RESTRICT_SELECT_OFF")
+        row.prop(item, "name", text="", emboss=False)
+        row.label(text=item.goal_type.replace("_", " ").title())
+
+
+class _ReachPanel(bpy.types.Panel):
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Reach"
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return _armature(context) is not None
+
+
+class REACH_PT_main(_ReachPanel):  # noqa: N801 (Blender naming)
+    """Constraint list and the selected constraint's details."""
+
+    bl_label = "Reach IK"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        obj = _armature(context)
+        settings = obj.reach_ik
+        layout = self.layout
+        row = layout.row()
+        row.template_list(
+            "REACH_UL_constraints", "", settings, "constraints", settings, "active_index", rows=4
+        )
+        col = row.column(align=True)
+        col.operator("reach.constraint_add", icon="ADD", text="")
+        col.operator("reach.constraint_remove", icon="REMOVE", text="")
+        col.separator()
+        col.operator("reach.constraint_move", icon="TRIA_UP", text="").direction = "UP"
+        col.operator("reach.constraint_move", icon="TRIA_DOWN", text="").direction = "DOWN"
+        row = layout.row(align=True)
+        row.operator("reach.pin", icon="PINNED")
+        row.operator("reach.convert_ik", icon="CON_KINEMATIC")
+        if 0 <= settings.active_index < len(settings.constraints):
+            _draw_constraint(layout.box(), obj, settings.constraints[settings.active_index])
+        row = layout.row(align=True)
+        row.operator("reach.solve", icon="PLAY").insert_keys = False
+        row.operator("reach.solve", text="Solve & Key", icon="KEY_HLT").insert_keys = True
+        row = layout.row(align=True)
+        row.operator("reach.bake", icon="RENDER_ANIMATION")
+        row.operator("reach.clear_keys", icon="X")
+
+
+def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: object) -> None:
+    box.prop(item, "name")
+    box.prop_search(item, "bone", obj.data, "bones")
+    row = box.row(align=True)
+    row.prop(item, "effector", expand=True)
+    if item.effector == "OFFSET":
+        box.prop(item, "offset")
+    box.prop(item, "goal_type")
+    box.prop(item, "target")
+    if item.target is not None and item.target.type == "ARMATURE":
+        box.prop_search(item, "target_bone", item.target.data, "bones")
+        if item.target_bone:
+            box.prop(item, "target_head_tail")
+    kind = item.goal_type
+    if kind in ("LINE", "PLANE", "HALF_SPACE"):
+        box.prop(item, "target_axis")
+    if kind == "AIM":
+        box.prop(item, "aim_axis")
+    if kind in ("ORIENTATION", "POSITION_ORIENTATION", "AIM"):
+        box.prop(item, "degrees")
+    if kind in ("ORIENTATION", "POSITION_ORIENTATION"):
+        box.prop(item, "suppress")
+    if kind == "POSITION_ORIENTATION":
+        box.prop(item, "position_weight")
+    box.prop(item, "weight")
+    box.prop(item, "group")
+    box.prop(item, "chain_mode")
+    if item.chain_mode == "ROOT":
+        box.prop_search(item, "chain_root", obj.data, "bones")
+    elif item.chain_mode == "LENGTH":
+        box.prop(item, "chain_length")
+
+
+class REACH_PT_settings(_ReachPanel):  # noqa: N801 (Blender naming)
+    """Solver settings of the armature."""
+
+    bl_label = "Solver"
+    bl_parent_id = "REACH_PT_main"
+    bl_options = {"DEFAULT_CLOSED"}  # noqa: RUF012
+
+    def draw(self, context: bpy.types.Context) -> None:
+        settings = _armature(context).reach_ik
+        layout = self.layout
+        layout.prop(settings, "method")
+        layout.prop(settings, "tolerance")
+        layout.prop(settings, "angle_tolerance")
+        layout.prop(settings, "max_iterations")
+        layout.prop(settings, "use_root_translation")
+
+
+class REACH_PT_bone(_ReachPanel):  # noqa: N801 (Blender naming)
+    """Rigidity of the active bone."""
+
+    bl_label = "Active Bone Rigidity"
+    bl_parent_id = "REACH_PT_main"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        obj = _armature(context)
+        bone = obj.data.bones.active
+        layout = self.layout
+        if bone is None:
+            layout.label(text="No active bone")
+            return
+        pb = obj.pose.bones[bone.name]
+        layout.label(text=pb.name, icon="BONE_DATA")
+        layout.prop(pb.reach_ik, "use_rigidity")
+        col = layout.column(align=True)
+        if pb.reach_ik.use_rigidity:
+            col.prop(pb.reach_ik, "rigidity")
+        else:
+            col.label(text="Using IK Stiffness:")
+            col.prop(pb, "ik_stiffness_x", text="X")
+            col.prop(pb, "ik_stiffness_y", text="Y")
+            col.prop(pb, "ik_stiffness_z", text="Z")
+
+
+class REACH_PT_result(_ReachPanel):  # noqa: N801 (Blender naming)
+    """Outcome of the last solve or bake."""
+
+    bl_label = "Last Solve"
+    bl_parent_id = "REACH_PT_main"
+
+    def draw(self, context: bpy.types.Context) -> None:
+        settings = _armature(context).reach_ik
+        layout = self.layout
+        if not settings.has_result:
+            layout.label(text="Not solved yet")
+            return
+        icon = "CHECKMARK" if settings.satisfied else "ERROR"
+        layout.label(text=settings.status, icon=icon)
+        layout.label(text=f"{settings.iterations} iterations, {settings.solve_time:.1f} ms")
+        col = layout.column(align=True)
+        for r in settings.residuals:
+            parts = []
+            if r.distance >= 0.0:
+                parts.append(f"{r.distance:.2e}")
+            if r.angle >= 0.0:
+                parts.append(f"{r.angle:.2f}°")
+            text = f"{r.name}: {', '.join(parts)}"
+            col.label(text=text, icon="CHECKMARK" if r.satisfied else "CANCEL")
+
+
+classes = (REACH_UL_constraints, REACH_PT_main, REACH_PT_settings, REACH_PT_bone, REACH_PT_result)

@@ -1,0 +1,152 @@
+"""The sidebar panel's draw code, and the list-editing operators (add, remove, move, pin,
+convert built-in IK), in real Blender."""
+
+from __future__ import annotations
+
+import math
+from types import ModuleType
+
+import bpy
+import numpy as np
+
+from tests.blender.conftest import run_op, world_bone_matrix, world_bone_tail
+from tests.blender.reach_scenes import activate, add_constraint, add_empty, make_chain
+
+TIP = 1e-4
+
+
+class _Recorder:
+    """A stand-in ``UILayout`` that checks every property and operator the panel names."""
+
+    def __init__(self, log: list) -> None:
+        self.log = log
+
+    def _child(self, *args: object, **kwargs: object) -> _Recorder:
+        return _Recorder(self.log)
+
+    row = column = box = split = _child
+
+    def separator(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def label(self, *, text: str = "", icon: str = "NONE") -> None:
+        self.log.append(("label", text))
+
+    def prop(self, data: object, name: str, **kwargs: object) -> None:
+        assert name in data.bl_rna.properties, f"{data!r} has no property {name!r}"
+        self.log.append(("prop", name))
+
+    def prop_search(
+        self, data: object, name: str, search: object, collection: str, **kw: object
+    ) -> None:
+        assert name in data.bl_rna.properties, name
+        assert collection in search.bl_rna.properties, collection
+        self.log.append(("prop_search", name))
+
+    def template_list(self, list_type: str, list_id: str, data: object, prop: str,
+                      active_data: object, active_prop: str, **kw: object) -> None:  # fmt: skip
+        assert hasattr(bpy.types, list_type), list_type
+        assert prop in data.bl_rna.properties and active_prop in active_data.bl_rna.properties
+        self.log.append(("list", prop))
+
+    def operator(self, idname: str, **kwargs: object) -> object:
+        module, name = idname.split(".")
+        op = getattr(getattr(bpy.ops, module), name)
+        props = op.get_rna_type().properties
+        self.log.append(("operator", idname))
+
+        class _Props:
+            def __setattr__(self, key: str, value: object) -> None:
+                assert key in props, f"{idname} has no property {key!r}"
+
+        return _Props()
+
+
+def _draw_all(obj: bpy.types.Object, extension: ModuleType) -> list:
+    log: list = []
+    panel_module = extension.panels.reach_panel
+    for cls in panel_module.classes:
+        if not issubclass(cls, bpy.types.Panel):
+            continue
+        assert cls.poll(bpy.context)
+        fake = type("FakePanel", (), {"layout": _Recorder(log)})()
+        cls.draw(fake, bpy.context)
+    return log
+
+
+def test_panel_draws_every_section(clean_scene: bpy.types.Scene, extension: ModuleType) -> None:
+    obj = make_chain()
+    target = add_empty("T", (1.0, 0.5, 2.0))
+    for goal in ("POSITION", "AIM", "LINE", "POSITION_ORIENTATION"):
+        add_constraint(obj, "b2", target, goal)
+    obj.data.bones.active = obj.data.bones["b1"]
+    log = _draw_all(obj, extension)
+    assert ("label", "Not solved yet") in log
+    run_op(bpy.ops.reach.solve)
+    obj.reach_ik.active_index = 1
+    log = _draw_all(obj, extension)
+    assert ("prop", "aim_axis") in log and ("list", "constraints") in log
+    assert ("prop", "use_rigidity") in log
+    labels = [text for kind, text in log if kind == "label"]
+    for item in obj.reach_ik.constraints:  # one residual line per constraint
+        assert sum(text.startswith(f"{item.name}: ") for text in labels) == 1, item.name
+
+
+def test_add_remove_move(clean_scene: bpy.types.Scene) -> None:
+    obj = make_chain()
+    target = add_empty("T", (1.0, 0.5, 2.0))
+    activate(obj)
+    obj.data.bones.active = obj.data.bones["b2"]
+    target.select_set(True)
+    run_op(bpy.ops.reach.constraint_add)  # active bone -> selected object
+    items = obj.reach_ik.constraints
+    assert items[0].bone == "b2" and items[0].target == target
+    target.select_set(False)
+    run_op(bpy.ops.reach.constraint_add, bone="b1", goal_type="AIM")  # nothing selected
+    new_empty = items[1].target
+    assert new_empty is not None and new_empty.type == "EMPTY" and new_empty != target
+    assert np.allclose(np.array(new_empty.matrix_world.translation), world_bone_tail(obj, "b1"),
+                       atol=1e-6)  # fmt: skip
+    names = [c.name for c in items]
+    run_op(bpy.ops.reach.constraint_move, direction="UP")
+    assert [c.name for c in items] == names[::-1] and obj.reach_ik.active_index == 0
+    run_op(bpy.ops.reach.constraint_remove)
+    assert [c.name for c in items] == [names[0]]
+
+
+def test_pin_holds_a_bone_where_it_was(clean_scene: bpy.types.Scene) -> None:
+    obj = make_chain(n=4)
+    obj.pose.bones["b1"].rotation_quaternion = (math.cos(0.3), math.sin(0.3), 0.0, 0.0)
+    bpy.context.view_layer.update()
+    activate(obj)
+    run_op(bpy.ops.reach.pin, bone="b1")
+    held = world_bone_matrix(obj, "b1")
+    target = add_empty("T", (1.0, 0.5, 2.5))
+    add_constraint(obj, "b3", target, "POSITION", chain_mode="ROOT", chain_root="b0")
+    run_op(bpy.ops.reach.solve)
+    bpy.context.view_layer.update()
+    assert np.allclose(world_bone_matrix(obj, "b1"), held, atol=1e-4)
+    assert np.linalg.norm(world_bone_tail(obj, "b3") - np.array(target.location)) < TIP
+
+
+def test_convert_builtin_ik(clean_scene: bpy.types.Scene) -> None:
+    obj = make_chain()
+    target = add_empty("T", (1.0, 0.5, 2.0), (0.2, 0.3, 0.1))
+    ik = obj.pose.bones["b2"].constraints.new("IK")
+    ik.target = target
+    ik.chain_count = 2
+    ik.use_rotation = True
+    ik.weight = 0.8
+    activate(obj)
+    run_op(bpy.ops.reach.convert_ik)
+    assert ik.mute
+    (item,) = obj.reach_ik.constraints
+    assert item.bone == "b2" and item.target == target and item.effector == "TAIL"
+    assert item.goal_type == "POSITION_ORIENTATION"
+    assert item.chain_mode == "LENGTH" and item.chain_length == 2
+    assert math.isclose(item.weight, 0.8, rel_tol=1e-6)
+    item.goal_type = "POSITION"
+    run_op(bpy.ops.reach.solve)
+    bpy.context.view_layer.update()
+    assert np.linalg.norm(world_bone_tail(obj, "b2") - np.array(target.location)) < TIP
+    assert np.allclose(obj.pose.bones["b0"].rotation_quaternion, (1, 0, 0, 0))
