@@ -1,0 +1,159 @@
+"""``python -m bench`` (``make bench``): every case against every peer, then RESULTS.md + PNGs.
+
+``--quick`` is a reduced run (fewer targets and frames) for trying changes; the committed
+RESULTS.md comes from a full run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import traceback
+from datetime import datetime
+from pathlib import Path
+
+from bench import plots
+from bench.acceptance import REACH, chain_checks, solver_checks
+from bench.cases import CHAIN_DOFS, chain_cases, peers
+from bench.harness import run_case
+from bench.report import BenchRun, write_results
+from bench.tracking import FRAMES, run_tracking
+
+HERE = Path(__file__).resolve().parent
+
+
+def log(message: str) -> None:
+    """Progress to stdout, flushed (the full run takes minutes)."""
+    print(message, flush=True)
+
+
+def run_tasks(count: int, only: set[str] | None):
+    """The human-figure cases, or an empty list (with the reason logged) if unavailable."""
+    try:
+        from bench.human_cases import human_cases
+        from bench.tasks import ReachTask, ScipyTask, run_task_case
+
+        cases = human_cases(count)
+    except Exception as error:
+        log(f"human cases unavailable: {type(error).__name__}: {error}")
+        return []
+    out = []
+    for case in cases:
+        if only and case.name not in only:
+            continue
+        log(f"{case.name}: {case.count} samples")
+        task_peers = [ReachTask()] + [ScipyTask(m) for m in ("SLSQP", "trust-constr", "L-BFGS-B")]
+        out.append((case, run_task_case(case, task_peers, log=log)))
+    return out
+
+
+def run_profiles(chains, tasks) -> dict[str, str]:
+    """pyinstrument trees of Reach IK on the speed-critical cases."""
+    from bench.peers.reach import ReachChain
+    from bench.profiling import profile
+    from bench.tasks import ReachTask
+
+    out = {}
+    for run in chains:
+        if run.case.name not in ("arm-7 pose", "chain-30", "chain-300"):
+            continue
+        targets = run.case.targets()
+        peer = ReachChain(run.case.spec, run.case.orientation)
+        k = 20 if run.case.spec.n < 100 else 3
+
+        def work(peer=peer, targets=targets, k=k, orientation=run.case.orientation):
+            for i in range(k):
+                peer.solve(targets.positions[i], targets.rotations[i] if orientation else None)
+
+        out[f"{run.case.name}: {k} solves"] = profile(work)
+    for case, _ in tasks:
+        if case.name == "tube-22":
+            reach = ReachTask()
+
+            def tube(reach=reach, case=case):
+                for i in range(5):
+                    reach.solve(case.make(i), i)
+
+            out["tube-22: 5 solves"] = profile(tube)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the bench and write bench/RESULTS.md and the plots; returns 0."""
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="reduced run: fewer targets")
+    parser.add_argument("--count", type=int, default=None, help="targets per chain case")
+    parser.add_argument("--no-blender", action="store_true", help="leave out the bpy peers")
+    parser.add_argument("--only", default="", help="comma-separated case names to run")
+    parser.add_argument("--out", type=Path, default=HERE, help="folder for RESULTS.md and PNGs")
+    parser.add_argument("--budget", type=float, default=25.0, help="seconds per peer per case")
+    args = parser.parse_args(argv)
+
+    started, clock = datetime.now(), time.perf_counter()
+    count = args.count or (20 if args.quick else 100)
+    only = {s.strip() for s in args.only.split(",") if s.strip()} or None
+    peer_defs = peers(blender=not args.no_blender)
+    log(f"Reach IK bench: {count} targets per chain case, peers: {[p.name for p in peer_defs]}")
+
+    chains = []
+    for case in chain_cases(count, CHAIN_DOFS):
+        if only and case.name not in only:
+            continue
+        log(f"{case.name}: {case.spec.n} DOF, {'pose' if case.orientation else 'position'}")
+        chains.append(run_case(case, peer_defs, budget=args.budget, log=log))
+
+    tasks = run_tasks(5 if args.quick else 20, only)
+    tracks = (
+        []
+        if only and "tracking" not in only
+        else run_tracking(peer_defs, frames=60 if args.quick else FRAMES, log=log)
+    )
+    try:
+        profiles = run_profiles(chains, tasks)
+    except Exception:
+        profiles = {"profiling failed": traceback.format_exc()}
+
+    task_summaries = {
+        case.name: next(r.summary() for r in runs if r.name == REACH) for case, runs in tasks
+    }
+    checks = chain_checks(chains) + solver_checks(chains, task_summaries, tracks)
+    args.out.mkdir(parents=True, exist_ok=True)
+    pictures = []
+    if chains:
+        plots.time_vs_dof(chains, args.out / "time_vs_dof.png")
+        pictures.append(("time_vs_dof.png", "Median solve time against DOF"))
+        rate_cases = ("chain-7", "arm-7 pose", "chain-30", "chain-100")
+        plots.rate_vs_tolerance(chains, args.out / "solve_rate_vs_tolerance.png", rate_cases)
+        pictures.append(("solve_rate_vs_tolerance.png", "Solve rate against tolerance"))
+        plots.residuals(chains, args.out / "residuals.png")
+        pictures.append(("residuals.png", "Residual distributions"))
+    if tracks:
+        plots.tracking(tracks, args.out / "tracking_circle.png")
+        pictures.append(("tracking_circle.png", "Per-frame time, circle tracking"))
+    notes_path = HERE / "NOTES.md"
+    given = sys.argv[1:] if argv is None else argv
+    command = "python -m bench " + " ".join(given) if given else "make bench"
+    write_results(
+        BenchRun(
+            chains=chains,
+            tasks=tasks,
+            tracks=tracks,
+            checks=checks,
+            profiles=profiles,
+            started=started,
+            seconds=time.perf_counter() - clock,
+            command=command,
+            plots=pictures,
+            notes=notes_path.read_text() if notes_path.exists() else "",
+        ),
+        args.out / "RESULTS.md",
+    )
+    log(f"wrote {args.out / 'RESULTS.md'} in {(time.perf_counter() - clock) / 60:.1f} min")
+    for c in checks:
+        log(f"  [{c.status}] {c.target}: {c.measured}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

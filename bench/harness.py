@@ -1,0 +1,130 @@
+"""Run one case against every peer, alternating peers target by target.
+
+For target k the peers run in an order rotated by k, so slow drifts of the shared machine
+(other processes, thermal state) fall on every peer alike. Each peer may be capped to a
+number of targets (slow peers at large DOF) and has a wall-clock budget per case; targets
+it did not get to are reported as the cap, and each single solve has a time limit beyond
+which it is a failure.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bench.chains import ChainSpec, Targets, sample_targets
+from bench.metrics import Record, Summary, grade, summarize
+from bench.peers.base import Attempt, PeerUnavailableError
+
+
+@dataclass(frozen=True)
+class ChainCase:
+    """A chain and a goal type: ``count`` targets sampled with a fixed seed."""
+
+    name: str
+    spec: ChainSpec
+    orientation: bool
+    count: int = 100
+    seed: int = 1
+
+    def targets(self) -> Targets:
+        """The case's targets (deterministic)."""
+        return sample_targets(self.spec, self.count, seed=self.seed)
+
+
+@dataclass(frozen=True)
+class PeerDef:
+    """How to build a peer for a case, and how many targets it gets at ``n`` DOF."""
+
+    name: str
+    build: Callable[[ChainSpec, bool], object]
+    cap: Callable[[int], int | None] = lambda n: None
+
+
+@dataclass
+class PeerRun:
+    """A peer's graded records on one case and why it may have stopped early."""
+
+    name: str
+    records: list[Record] = field(default_factory=list)
+    planned: int = 0
+    unavailable: str | None = None
+    note: str = ""
+    spent: float = 0.0
+
+    def summary(self) -> Summary:
+        """Aggregate the records (see :func:`bench.metrics.summarize`)."""
+        return summarize(self.name, self.records, self.planned, self.unavailable, self.note)
+
+
+@dataclass
+class CaseRun:
+    """Every peer's run on one case."""
+
+    case: ChainCase
+    runs: list[PeerRun]
+
+    def summaries(self) -> list[Summary]:
+        """One summary per peer, in peer order."""
+        return [r.summary() for r in self.runs]
+
+
+def _build(peer: PeerDef, case: ChainCase) -> tuple[object | None, str | None]:
+    try:
+        return peer.build(case.spec, case.orientation), None
+    except PeerUnavailableError as error:
+        return None, str(error)
+    except Exception as error:  # a broken peer is reported, the bench goes on
+        return None, f"{type(error).__name__}: {error}"
+
+
+def run_case(
+    case: ChainCase,
+    peers: list[PeerDef],
+    budget: float = 25.0,
+    log: Callable[[str], None] = print,
+) -> CaseRun:
+    """Solve every target of ``case`` with every peer; ``budget`` seconds per peer."""
+    targets = case.targets()
+    built, runs = [], []
+    for peer in peers:
+        instance, reason = _build(peer, case)
+        cap = peer.cap(case.spec.n)
+        planned = case.count if cap is None else min(cap, case.count)
+        note = "" if planned == case.count else f"capped at {planned} of {case.count} targets"
+        runs.append(PeerRun(peer.name, planned=planned, unavailable=reason, note=note))
+        built.append(instance)
+        if reason:
+            log(f"  {peer.name}: peer unavailable: {reason}")
+    live = [i for i, b in enumerate(built) if b is not None]
+    for k in range(len(targets)):
+        position = targets.positions[k]
+        rotation = targets.rotations[k] if case.orientation else None
+        shift = k % len(live) if live else 0
+        for i in live[shift:] + live[:shift]:
+            run = runs[i]
+            if len(run.records) >= run.planned:
+                continue
+            if run.spent > budget:
+                run.planned = len(run.records)
+                run.note = f"stopped after {run.spent:.0f} s budget at {run.planned} targets"
+                continue
+            start = time.perf_counter()
+            try:
+                attempt = built[i].solve(position, rotation)
+            except Exception as error:  # reported as a failed solve, never dropped
+                detail = "".join(traceback.format_exception_only(error)).strip()
+                attempt = Attempt(None, time.perf_counter() - start, error=detail)
+            run.spent += time.perf_counter() - start
+            run.records.append(grade(case.spec, attempt, k, position, rotation))
+    for run in runs:
+        if not run.unavailable:
+            s = run.summary()
+            log(
+                f"  {run.name:22s} {s.solved:4d}/{s.attempted:<4d} solved  "
+                f"median {1e3 * s.median_time_all:9.3f} ms  "
+                f"median residual {s.median_position_error:.2e}"
+            )
+    return CaseRun(case, runs)
