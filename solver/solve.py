@@ -114,7 +114,10 @@ class Solver:
             return np.eye(n)
         gn = e.gauss_newton()
         mean = float(np.trace(gn)) / max(n, 1)
-        mu = self.damping * mean if mean > 0.0 else 1.0
+        # Levenberg damping that grows with the residual (Yamashita and Fukushima):
+        # negligible as a reachable goal is approached, strong where the goals
+        # cannot all be met and the Gauss-Newton matrix turns singular.
+        mu = self.damping * mean + e.f if mean > 0.0 else 1.0
         return np.linalg.inv(gn + mu * np.eye(n))
 
     def _minimize(self, problem: Problem, y0: np.ndarray, callback: object) -> Outcome:
