@@ -249,7 +249,11 @@ def minimize(
         t, e_new = powell_search(evaluate, y, s, e, t_cap)
         if e_new is None:
             if just_reset:
-                status = Status.NO_PROGRESS
+                # Round-off stops the search; call it a Kuhn-Tucker point when the
+                # projected step predicts no meaningful decrease and no multiplier
+                # has the wrong sign.
+                near = predicted <= 1e3 * kt_tolerance * (1.0 + e.f)
+                status = Status.KUHN_TUCKER if near and beta_k < 0 else Status.NO_PROGRESS
                 break
             h, just_reset = fresh_hessian(e), True
             continue
