@@ -108,15 +108,16 @@ class BakeJob:
         settings = self.obj.reach_ik
         names = [c.name for c in self.rig.constraints]
         elapsed = time.perf_counter() - self.clock
-        ok = common.store_result(
-            settings, names, self.worst, "", self.nit, self.solve_seconds / max(self.index, 1)
-        )
+        n_dof = len(self.rig.figure.coordinate_names)
+        per_frame = self.solve_seconds / max(self.index, 1)
+        ok = common.store_result(settings, names, self.worst, "", self.nit, per_frame, n_dof)
         settings.status = (
             f"Baked {self.index} frames" if ok else f"Baked {self.index} frames; some unreached"
         )
         text = (
             f"Reach: baked {self.index} frames ({self.frames[0]}..{self.frames[-1]}) of "
-            f"{len(names)} constraints, {len(self.channels)} channels in {elapsed:.2f} s "
+            f"{len(names)} constraints, {n_dof} DOF, {len(self.channels)} channels in "
+            f"{elapsed:.2f} s "
             f"({self.index / max(elapsed, 1e-9):.0f} frames/s)\n{common.residual_text(self.worst)}"
         )
         return text, ok

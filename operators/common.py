@@ -36,7 +36,7 @@ def channel_value(rig: Rig, channels: dict, data_path: str, index: int, group: s
 
 
 def store_result(settings: object, names: list[str], worst: dict, status: str, nit: int,
-                 seconds: float) -> bool:  # fmt: skip
+                 seconds: float, dof: int) -> bool:  # fmt: skip
     """Save a solve/bake outcome on the armature for the panel; return "all satisfied".
 
     ``worst`` maps constraint name -> (distance or None, angle or None, satisfied).
@@ -44,6 +44,7 @@ def store_result(settings: object, names: list[str], worst: dict, status: str, n
     settings.has_result = True
     settings.status = status
     settings.iterations = nit
+    settings.dof_count = dof
     settings.solve_time = seconds * 1000.0
     settings.residuals.clear()
     all_ok = True

@@ -203,6 +203,7 @@ class ReachSettings(bpy.types.PropertyGroup):
     status: StringProperty(name="Status")
     satisfied: BoolProperty(default=False)
     iterations: IntProperty(name="Iterations")
+    dof_count: IntProperty(name="Degrees of Freedom")
     solve_time: FloatProperty(name="Time (ms)")
     residuals: CollectionProperty(type=ReachResidual)
 

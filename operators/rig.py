@@ -135,7 +135,7 @@ class Rig:
                 for axis, joint in info.rotation_joints:
                     angles[axis] = values[joint]
                 r = rotations.euler_to_matrix(angles, info.param)
-            self.rotation[name] = r
+            self.rotation[name] = rotations.orthonormalize(r)
             for axis, joint in info.location_joints:
                 self.location[name][axis] = values[joint] / self.scale
 
@@ -201,7 +201,7 @@ def rotation_data_path(pb: object) -> str:
 
 def _object_frame(obj: object, scale: float) -> tuple[np.ndarray, np.ndarray]:
     m = np.array(obj.matrix_world, dtype=float)
-    return m[:3, 3], m[:3, :3] / scale
+    return m[:3, 3], rotations.orthonormalize(m[:3, :3] / scale)
 
 
 def object_scale(obj: object) -> float:
@@ -372,6 +372,7 @@ def build_rig(obj: object, settings: object, only_selected: bool = False) -> Rig
         else:
             offsets[name] = np.linalg.inv(np.array(bone.parent.matrix_local, dtype=float)) @ local
             parent_seg = bone.parent.name
+        offsets[name][:3, :3] = rotations.orthonormalize(offsets[name][:3, :3])
         if name in plan.chain_bones and _has_location(
             obj.pose.bones[name], settings.use_root_translation
         ):

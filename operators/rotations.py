@@ -29,6 +29,20 @@ def axis_rotation(axis: int, angle: float) -> np.ndarray:
     return r
 
 
+def orthonormalize(matrix: np.ndarray) -> np.ndarray:
+    """Nearest rotation matrix ``(3, 3)`` to ``matrix`` (polar decomposition).
+
+    Blender stores bone matrices in single precision and repeated products drift; the solver
+    wants rotations orthonormal to 1e-6.
+    """
+    u, _s, vt = np.linalg.svd(np.asarray(matrix, dtype=float))
+    r = u @ vt
+    if np.linalg.det(r) < 0.0:
+        u[:, -1] = -u[:, -1]
+        r = u @ vt
+    return r
+
+
 def euler_to_matrix(angles: np.ndarray, order: str) -> np.ndarray:
     """Matrix ``(3, 3)`` of Blender Euler ``angles`` ``(3,)`` (indexed by X, Y, Z) in ``order``."""
     r = np.eye(3)

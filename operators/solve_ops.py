@@ -51,8 +51,8 @@ class REACH_OT_solve(bpy.types.Operator):  # noqa: N801 (Blender naming)
         worst = {r.name: (r.distance, r.angle, r.satisfied) for r in result.residuals}
         names = [c.name for c in rig.constraints]
         status = result.message if result.satisfied else f"Unreachable: {result.message}"
-        ok = common.store_result(settings, names, worst, status, result.nit, result.time)
         n_dof = len(rig.figure.coordinate_names)
+        ok = common.store_result(settings, names, worst, status, result.nit, result.time, n_dof)
         summary = (
             f"Reach: {len(names)} constraints, {len(rig.solved)} bones, {n_dof} DOF, "
             f"{result.nit} iterations, {result.time * 1000.0:.1f} ms"

@@ -163,7 +163,10 @@ class REACH_PT_result(_ReachPanel):  # noqa: N801 (Blender naming)
             return
         icon = "CHECKMARK" if settings.satisfied else "ERROR"
         layout.label(text=settings.status, icon=icon)
-        layout.label(text=f"{settings.iterations} iterations, {settings.solve_time:.1f} ms")
+        layout.label(
+            text=f"{settings.dof_count} DOF, {settings.iterations} iterations, "
+            f"{settings.solve_time:.1f} ms"
+        )
         col = layout.column(align=True)
         for r in settings.residuals:
             parts = []
