@@ -183,12 +183,15 @@ def minimize(
     ]
     h = initial_hessian(e)
     for i in start_rows:
+        pa = active.project(a_rows[i])
+        if float(pa @ pa) < 1e-12:
+            continue  # spanned by rows already active
         updated = _add_row(h, a_rows[i])
-        if updated is not None:
-            h = updated
-            active.add(i)
+        active.add(i)
+        h = updated if updated is not None else fresh_hessian(e)
 
     nit = 0
+    dependent: set[int] = set()  # rows on their bound but spanned by the active rows
     just_reset = False
     status = Status.MAX_ITERATIONS
     while True:
@@ -212,6 +215,7 @@ def minimize(
         # Step 3: drop the row whose multiplier has the wrong sign, eq. (30).
         if beta_k >= 0 and (stationary or np.linalg.norm(hg) <= 0.5 * beta):
             a = a_rows[active.remove(beta_k)]
+            dependent.clear()
             pa = active.project(a)
             h = h + np.outer(pa, pa) / float(a @ pa)
             continue
@@ -226,11 +230,13 @@ def minimize(
                 break
             h, just_reset = fresh_hessian(e), True
             continue
+        s = active.project(s)  # guards against round-off drift out of the active rows
         inactive = np.ones(len(b), dtype=bool)
         inactive[active.rows] = False
+        inactive[list(dependent)] = False
         inactive &= ~system.equality
         rate = a_rows @ s
-        blocking = np.flatnonzero(inactive & (rate > 1e-14 * np.linalg.norm(s)))
+        blocking = np.flatnonzero(inactive & (rate > 1e-12 * np.linalg.norm(s)))
         t_cap, j = min(1.0, max_step / max(float(np.abs(s).max()), 1e-300)), -1
         if len(blocking):
             ratios = np.maximum(b[blocking] - a_rows[blocking] @ y, 0.0) / rate[blocking]
@@ -238,13 +244,16 @@ def minimize(
             if ratios[k] <= t_cap:
                 t_cap, j = float(ratios[k]), int(blocking[k])
         if j >= 0 and t_cap <= 1e-15:
-            # Already on row j: add it without moving (Step 5 with a zero step).
+            # Already on row j: add it without moving (Step 5 with a zero step),
+            # unless it depends on the active rows (then it cannot block them).
+            pa = active.project(a_rows[j])
+            if float(pa @ pa) < 1e-12:
+                dependent.add(j)
+                continue
             updated = _add_row(h, a_rows[j])
-            if updated is None:
-                status = Status.NO_PROGRESS
-                break
-            h = updated
             active.add(j)
+            dependent.clear()
+            h = updated if updated is not None else fresh_hessian(e)
             continue
         t, e_new = powell_search(evaluate, y, s, e, t_cap)
         if e_new is None:
@@ -267,10 +276,12 @@ def minimize(
             callback(y.copy(), e.f)
         if j >= 0 and t >= t_cap:
             # Step 5: the step hit row j; add it, eq. (32).
-            updated = _add_row(h, a_rows[j])
-            if updated is not None:
-                h = updated
+            pa = active.project(a_rows[j])
+            if float(pa @ pa) >= 1e-12:
+                updated = _add_row(h, a_rows[j])
                 active.add(j)
+                dependent.clear()
+                h = updated if updated is not None else fresh_hessian(e)
             continue
         if refresh and _gauss_newton_fits(e_old, sigma, e.f, f_old):
             h = fresh_hessian(e)
