@@ -170,6 +170,14 @@ class Rig:
             binding.update(self.obj, self.scale)
 
 
+def _rigid_inverse(m: np.ndarray) -> np.ndarray:
+    """Inverse of a rigid transform (4, 4) (bone rest matrices are rigid)."""
+    out = np.eye(4)
+    out[:3, :3] = m[:3, :3].T
+    out[:3, 3] = -m[:3, :3].T @ m[:3, 3]
+    return out
+
+
 def _rotation_values(pb: object) -> np.ndarray:
     mode = pb.rotation_mode
     if mode == "QUATERNION":
@@ -299,6 +307,7 @@ def _add_solved_bone(
         list(pb.lock_rotation) if pb.rotation_mode in rotations.EULER_ORDERS else [False] * 3
     )
     fixed = []
+    span = 0.0
     for letter in reversed(order):
         k = rotations.AXIS_INDEX[letter]
         lo, hi = max(lower[k], -np.pi), min(upper[k], np.pi)
@@ -307,9 +316,9 @@ def _add_solved_bone(
             fixed.append(k)
         joint = fig.add_revolute(name, np.eye(3)[k], lo, hi, rig[k], name=f"{name}:rot{letter}")
         info.rotation_joints.append((k, joint))
-    span = sum(max(abs(max(lower[k], -np.pi)), abs(min(upper[k], np.pi))) for k in range(3))
-    if span > OCTAHEDRON:
-        joints = {k: j for k, j in info.rotation_joints}
+        span += max(abs(lo), abs(hi))
+    if span > OCTAHEDRON:  # the box reaches beyond Blender's Euler branch: cut it there
+        joints = dict(info.rotation_joints)
         for signs in np.ndindex(2, 2, 2):
             coeffs = {joints[k]: (1.0 if signs[k] else -1.0) for k in range(3)}
             fig.add_linear_constraint(coeffs, upper=OCTAHEDRON, label=f"{name} Euler branch")
@@ -370,7 +379,7 @@ def build_rig(obj: object, settings: object, only_selected: bool = False) -> Rig
             offsets[name] = local
             parent_seg = None
         else:
-            offsets[name] = np.linalg.inv(np.array(bone.parent.matrix_local, dtype=float)) @ local
+            offsets[name] = _rigid_inverse(np.array(bone.parent.matrix_local, dtype=float)) @ local
             parent_seg = bone.parent.name
         offsets[name][:3, :3] = rotations.orthonormalize(offsets[name][:3, :3])
         if name in plan.chain_bones and _has_location(
