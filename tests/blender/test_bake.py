@@ -236,3 +236,18 @@ def test_clear_keys_removes_only_solved_channels_in_range(clean_scene: bpy.types
             assert list(co[:, 0]) == list(range(51, FRAMES + 1)), path
     run_op(bpy.ops.reach.clear_keys)
     assert channel_set(obj) == {(bone_path("b2", "location"), k) for k in range(3)}
+
+
+def test_only_selected_constraints_are_baked(clean_scene: bpy.types.Scene) -> None:
+    obj = make_chain(n=4)
+    target = _animated_target()
+    other = add_empty("other", (0.5, 0.0, 1.0))
+    add_constraint(obj, "b3", target, "POSITION", chain_mode="LENGTH", chain_length=2)
+    add_constraint(obj, "b1", other, "POSITION", chain_mode="LENGTH", chain_length=1)
+    obj.reach_ik.constraints[1].select = False
+    _scene_range(clean_scene, 1, 10)
+    activate(obj)
+    run_op(bpy.ops.reach.bake, only_selected=True)
+    expected = {(bone_path(b, "rotation_quaternion"), k) for b in ("b2", "b3") for k in range(4)}
+    assert channel_set(obj) == expected
+    assert [r.name for r in obj.reach_ik.residuals] == ["b3 Position"]
