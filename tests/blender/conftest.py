@@ -70,6 +70,12 @@ Reading poses: after ``bpy.context.view_layer.update()`` the original
 evaluated pose, constraints and IK included; multiply by ``obj.matrix_world`` for world
 space. Values are float32: compare with tolerances around 1e-6, not 1e-12.
 
+Process exit
+------------
+bpy 4.2 segfaults at interpreter exit once Rigify has been enabled; under bpy < 5.0 this
+module ends the pytest process with ``os._exit(<pytest's exit status>)`` after all
+reporting is done (``pytest_unconfigure``), so failures still fail and passes still pass.
+
 Operator failures
 -----------------
 Called from Python, an operator that raises or that reports ``{'ERROR'}`` raises
@@ -182,6 +188,29 @@ def action_fcurves(obj: bpy.types.Object) -> list[bpy.types.FCurve]:
 def extension_enabled() -> bool:
     """Whether the installed extension is enabled (registered) right now."""
     return addon_utils.check(EXTENSION_MODULE)[1]
+
+
+# bpy 4.2 crashes (SIGSEGV in SpaceType's destructor, bpy_class_free after Python has
+# finalised) when the process exits after Rigify was enabled, even once it is disabled
+# again; bpy 5.0 exits cleanly. Under 4.2 the session therefore ends with os._exit and
+# pytest's own exit status, after every other plugin has finished.
+_EXIT_STATUS: list[int] = []
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Remember the session's exit status for :func:`pytest_unconfigure`."""
+    _EXIT_STATUS.append(int(exitstatus))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Under bpy < 5.0, leave with pytest's exit status before C-level exit handlers run."""
+    if bpy.app.version >= (5, 0, 0) or not _EXIT_STATUS:
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    shutil.rmtree(_HOME, ignore_errors=True)
+    os._exit(_EXIT_STATUS[-1])
 
 
 @pytest.fixture(scope="session")
