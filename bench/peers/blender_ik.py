@@ -12,8 +12,8 @@ constraint (chain = all bones, ``use_tail``, no stretch).
 How Blender's IK treats the pose (measured with bpy 4.2 and 5.0, see
 ``tests/blender/test_blender_peer.py``):
 
-* It starts from the *current* pose, the bones' ``rotation_euler`` (the seed set by
-  :meth:`BlenderChainIK.set_pose`), not from the rest pose, and never writes its result
+* Both solvers start from the *current* pose, the bones' ``rotation_euler`` (the seed set
+  by :meth:`BlenderChainIK.set_pose`), not from the rest pose, and never write their result
   back: every evaluation starts again from that seed. Different seeds give different
   solutions for a redundant chain. Tracking therefore does not warm-start by itself;
   :meth:`BlenderChainIK.follow` can copy each frame's result into the seed

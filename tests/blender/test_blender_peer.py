@@ -115,12 +115,14 @@ def test_orientation_goal_is_reached_by_a_six_joint_chain(empty_file) -> None:
     np.testing.assert_allclose(rotation, target_rotation, atol=1e-2)
 
 
-def test_ik_starts_from_the_seed_pose_and_leaves_it_unchanged(empty_file) -> None:
+@pytest.mark.parametrize("ik_solver", ["LEGACY", "ITASC"])
+def test_ik_starts_from_the_seed_pose_and_leaves_it_unchanged(empty_file, ik_solver: str) -> None:
     # A planar 3-bone chain reaching a point has a one-parameter family of solutions,
     # so the seed decides which one Blender returns.
     spec = chain("XXX", [0.4, 0.35, 0.25], -2.0, 2.0)
-    peer = BlenderChainIK(spec)
+    peer = BlenderChainIK(spec, ik_solver=ik_solver)
     target, _ = forward_kinematics(spec, np.array([0.8, -1.0, 0.5]))
+    other, _ = forward_kinematics(spec, np.array([-1.2, 0.4, 1.5]))
     solutions = {}
     for name, seed in {"up": [0.3, 0.3, 0.3], "down": [-0.3, -0.3, -0.3]}.items():
         peer.set_pose(np.array(seed))
@@ -129,8 +131,10 @@ def test_ik_starts_from_the_seed_pose_and_leaves_it_unchanged(empty_file) -> Non
         solutions[name] = angles
         eulers = [bone.rotation_euler.x for bone in peer.bones]
         np.testing.assert_allclose(eulers, seed, atol=1e-7)  # the seed is not overwritten
+        peer.solve(other)  # a different solve in between leaves no trace:
+        peer.set_pose(np.array(seed))
         again = peer.solve(target)[2]
-        np.testing.assert_allclose(again, angles, atol=1e-9)  # stateless: same seed, same pose
+        np.testing.assert_allclose(again, angles, atol=1e-9)  # same seed, same pose
     assert np.abs(solutions["up"] - solutions["down"]).max() > 0.1
 
 
