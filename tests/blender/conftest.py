@@ -62,8 +62,17 @@ or reach them through the ``blender_helpers`` fixture.
     The F-curves of ``obj``'s action on both Blender versions: 4.2 has
     ``action.fcurves``; 5.0 has only layered actions (``action.layers`` ->
     strip -> channelbag of ``obj.animation_data.action_slot`` -> ``fcurves``).
+``select_pose_bones(obj, names, active=None)``
+    Selects exactly those pose bones on both versions (4.2: ``Bone.select``; 5.0:
+    ``PoseBone.select``, ``Bone.select`` is gone); ``bpy.context.selected_pose_bones``
+    then lists them in pose mode.
 ``load_empty_file()``
     What ``empty_file`` does, callable mid-test.
+
+Context: in ``bpy`` there is a window and a screen but no area or region
+(``bpy.context.area is None``); operators whose poll needs a 3D viewport fail with
+``RuntimeError``. Set ``bpy.context.view_layer.objects.active`` and use
+``bpy.ops.object.mode_set(mode="POSE")``; ``bpy.context.temp_override(...)`` for more.
 
 Reading poses: after ``bpy.context.view_layer.update()`` the original
 ``obj.pose.bones[name].matrix`` / ``.head`` / ``.tail`` (armature space) already hold the
@@ -95,7 +104,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -183,6 +192,23 @@ def action_fcurves(obj: bpy.types.Object) -> list[bpy.types.FCurve]:
         channelbag = anim_utils.action_get_channelbag_for_slot(action, animation.action_slot)
         return [] if channelbag is None else list(channelbag.fcurves)
     return list(action.fcurves)
+
+
+def select_pose_bones(
+    obj: bpy.types.Object, names: Iterable[str], active: str | None = None
+) -> None:
+    """Select exactly the pose bones ``names`` of ``obj`` (and make ``active`` active).
+
+    Bone selection lives on ``Bone.select`` in 4.2 and on ``PoseBone.select`` in 5.0.
+    """
+    wanted = set(names)
+    unknown = wanted - set(obj.pose.bones.keys())
+    assert not unknown, f"no such pose bones: {sorted(unknown)}"
+    for pose_bone in obj.pose.bones:
+        holder = pose_bone if hasattr(pose_bone, "select") else pose_bone.bone
+        holder.select = pose_bone.name in wanted
+    if active is not None:
+        obj.data.bones.active = obj.data.bones[active]
 
 
 def extension_enabled() -> bool:

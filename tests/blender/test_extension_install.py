@@ -184,3 +184,14 @@ def test_rigify_metarig_can_be_keyed_and_read_back(
     length = rigify_metarig.data.bones["upper_arm.L"].length
     np.testing.assert_allclose(matrix[:3, 3], head, atol=1e-6)
     np.testing.assert_allclose(head + length * matrix[:3, 1], tail, atol=1e-5)
+
+
+def test_pose_bone_selection_helper(
+    rigify_metarig: bpy.types.Object, blender_helpers: ModuleType
+) -> None:
+    bpy.ops.object.mode_set(mode="POSE")
+    blender_helpers.select_pose_bones(rigify_metarig, ["hand.L", "hand.R"], active="hand.L")
+    assert sorted(b.name for b in bpy.context.selected_pose_bones) == ["hand.L", "hand.R"]
+    assert bpy.context.active_pose_bone.name == "hand.L"
+    blender_helpers.select_pose_bones(rigify_metarig, [])
+    assert not bpy.context.selected_pose_bones
