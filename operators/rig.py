@@ -10,8 +10,9 @@ for connected bones, as Blender does; pose scale is not modelled).
 
 Parametrisation of a solved bone's rotation (why two kinds):
 ``LOCAL``  -- bones without limits: three revolutes about the bone's own X, Y, Z axes,
-    relinearised around the current pose at every solve (``Figure.set_rest`` moves the pose
-    into the rest rotation, the joints start at 0). The start is never near a singularity,
+    relinearised around the current pose (``Figure.set_rest`` moves the pose into the rest
+    rotation, the joints start at 0) at the start of every solve, and during a bake whenever
+    a joint has turned more than ``REBASE_ANGLE``. The joints never get near a singularity,
     so a bone already turned 90 degrees still moves freely in every direction (Euler angles
     in the channels would gimbal-lock there). ``lock_ik_*`` drops that axis.
 ``EULER``  -- bones with limits (IK limits or an enabled local-space Limit Rotation
@@ -39,6 +40,7 @@ from .rig_goals import GoalBinding, build_constraints
 
 EPS_LENGTH = 1e-9
 OCTAHEDRON = 1.5 * np.pi
+REBASE_ANGLE = 0.5  # radians; LOCAL joints are relinearised beyond this
 
 
 class RigError(Exception):
@@ -72,6 +74,12 @@ class Rig:
     location: dict[str, np.ndarray]  # bone -> current basis location (3,), armature units
     offsets: dict[str, np.ndarray]  # bone -> rest offset (4, 4) from parent (armature units)
     notes: list[str] = field(default_factory=list)
+    # LOCAL bones: rotation pushed into the figure's rest (base) and the joint values on top
+    # of it. The base is moved to the current rotation (relinearised) whenever a joint has
+    # turned more than REBASE_ANGLE, so the revolutes never get near a singular Euler stack.
+    base: dict[str, np.ndarray] = field(default_factory=dict)
+    local_values: dict[str, np.ndarray] = field(default_factory=dict)
+    pushed: dict[str, tuple[np.ndarray, np.ndarray | None]] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ state
     def read_pose(self, solved_too: bool) -> None:
@@ -83,15 +91,28 @@ class Rig:
                 self.rotation[name] = rotations.channels_to_rotation(
                     _rotation_values(pb), pb.rotation_mode
                 )
+                self.base.pop(name, None)  # relinearise around the pose just read
             if solved_too or name not in self.solved or not self.solved[name].location_joints:
                 self.location[name] = np.array(pose[name].location, dtype=float)
+
+    def _set_rest(self, segment: str, translation: np.ndarray | None, rotation: np.ndarray) -> None:
+        last = self.pushed.get(segment)
+        if (
+            last is not None
+            and np.array_equal(last[1], rotation)
+            and (translation is None or np.array_equal(last[0], translation))
+        ):
+            return  # unchanged: skip the solver's validation and kinematics refresh
+        self.figure.set_rest(segment, translation, rotation)
+        self.pushed[segment] = (translation, rotation)
 
     def push_rest(self) -> None:
         """Write the current state into the figure's rest transforms (no rebuild)."""
         t_obj, r_obj = _object_frame(self.obj, self.scale)
         s = self.scale
+        bones = self.obj.data.bones
         for name in self.bones:
-            bone = self.obj.data.bones[name]
+            bone = bones[name]
             off = self.offsets[name]
             info = self.solved.get(name)
             loc = np.zeros(3) if bone.use_connect else self.location[name]
@@ -102,19 +123,35 @@ class Rig:
             if bone.parent is None:
                 translation = t_obj + r_obj @ translation
                 rotation = r_obj @ rotation
-            if info is None or info.param == "LOCAL":
-                if info is not None and info.location_joints:
-                    self.figure.set_rest(name + "@loc", translation, rotation)
-                    self.figure.set_rest(name, None, self.rotation[name])
+            if info is not None and info.param != "LOCAL":
+                self._set_rest(name, translation, rotation)
+                continue
+            if info is not None:
+                values = self.local_values.get(name)
+                if (
+                    name not in self.base
+                    or values is None
+                    or np.abs(values).max(initial=0.0) > REBASE_ANGLE
+                ):
+                    self.base[name] = self.rotation[name]
+                    self.local_values[name] = np.zeros(len(info.rotation_joints))
+                if info.location_joints:
+                    self._set_rest(name + "@loc", translation, rotation)
+                    self._set_rest(name, None, self.base[name])
                     continue
-                rotation = rotation @ self.rotation[name]
-            self.figure.set_rest(name, translation, rotation)
+                self._set_rest(name, translation, rotation @ self.base[name])
+                continue
+            self._set_rest(name, translation, rotation @ self.rotation[name])
 
     def initial(self) -> np.ndarray:
-        """Start coordinates ``(n_coords,)`` for the current state."""
+        """Start coordinates ``(n_coords,)`` for the current state (after :meth:`push_rest`)."""
         values = dict.fromkeys(self.figure.coordinate_names, 0.0)
         for name, info in self.solved.items():
-            if info.param != "LOCAL":
+            if info.param == "LOCAL":
+                local = self.local_values.get(name)
+                for n, (_axis, joint) in enumerate(info.rotation_joints):
+                    values[joint] = 0.0 if local is None else float(local[n])
+            else:
                 angles = rotations.matrix_to_euler(self.rotation[name], info.param)
                 for axis, joint in info.rotation_joints:
                     values[joint] = float(angles[axis])
@@ -127,9 +164,11 @@ class Rig:
         values = result.values()
         for name, info in self.solved.items():
             if info.param == "LOCAL":
-                r = self.rotation[name]
-                for axis, joint in info.rotation_joints:
-                    r = r @ rotations.axis_rotation(axis, values[joint])
+                r = self.base[name]
+                local = np.array([values[joint] for _axis, joint in info.rotation_joints])
+                for (axis, _joint), value in zip(info.rotation_joints, local, strict=True):
+                    r = r @ rotations.axis_rotation(axis, value)
+                self.local_values[name] = local
             else:
                 angles = rotations.matrix_to_euler(self.rotation[name], info.param)
                 for axis, joint in info.rotation_joints:
