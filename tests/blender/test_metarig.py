@@ -145,3 +145,26 @@ def test_demo_bake_follows_every_target(rigify_metarig: bpy.types.Object) -> Non
         assert np.max(np.abs(np.diff(values[1::2]))) < 0.5, f.data_path
     shoulder = bone_path("shoulder.L", "rotation_euler")  # metarig shoulders are YXZ Euler
     assert any(f.data_path == shoulder for f in fcurves(obj))
+
+
+def test_rigidity_and_rotation_modes_on_the_arm(rigify_metarig: bpy.types.Object) -> None:
+    obj = rigify_metarig
+    modes = {"shoulder.L": "AXIS_ANGLE", "upper_arm.L": "ZXY", "forearm.L": "XZY",
+             "hand.L": "QUATERNION"}  # fmt: skip
+    for name, mode in modes.items():
+        obj.pose.bones[name].rotation_mode = mode
+    target = _target_near_hand((-0.15, -0.25, 0.2))
+    add_constraint(obj, "hand.L", target, "POSITION", **_arm(obj))
+    rest = world_bone_matrix(obj, "shoulder.L")
+
+    def shoulder_turn() -> float:
+        for name in modes:
+            obj.pose.bones[name].matrix_basis.identity()
+        _solve(obj)
+        assert np.linalg.norm(world_bone_tail(obj, "hand.L") - np.array(target.location)) < TIP
+        return rotation_angle(rest, world_bone_matrix(obj, "shoulder.L"))
+
+    free = shoulder_turn()
+    settings = obj.pose.bones["shoulder.L"].reach_ik
+    settings.use_rigidity, settings.rigidity = True, (0.97, 0.97, 0.97)
+    assert shoulder_turn() < 0.5 * free
