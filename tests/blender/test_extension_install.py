@@ -1,4 +1,4 @@
-"""The extension builds into a valid zip, installs, and unregisters without leftovers."""
+"""The extension builds, validates, installs and unregisters cleanly; the fixtures work."""
 
 from __future__ import annotations
 
@@ -195,3 +195,20 @@ def test_pose_bone_selection_helper(
     assert bpy.context.active_pose_bone.name == "hand.L"
     blender_helpers.select_pose_bones(rigify_metarig, [])
     assert not bpy.context.selected_pose_bones
+
+
+def test_python_errors_collects_exceptions_blender_only_prints(
+    empty_file: bpy.types.Scene, python_errors: list[BaseException]
+) -> None:
+    def failing_handler(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) -> None:
+        raise KeyError("raised inside a depsgraph handler")
+
+    bpy.app.handlers.depsgraph_update_post.append(failing_handler)
+    try:
+        empty = bpy.data.objects.new("probe", None)
+        empty_file.collection.objects.link(empty)
+        bpy.context.view_layer.update()  # Blender prints the KeyError and carries on
+    finally:
+        bpy.app.handlers.depsgraph_update_post.remove(failing_handler)
+    assert [type(error) for error in python_errors] == [KeyError]
+    python_errors.clear()
