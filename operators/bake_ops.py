@@ -198,6 +198,8 @@ class REACH_OT_bake(bpy.types.Operator):  # noqa: N801 (Blender naming)
         return self._done(job)
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[str]:
+        if context.window is None:  # no event loop (background): bake in one go
+            return self.execute(context)
         job = self._start(context)
         if job is None:
             return {"CANCELLED"}
