@@ -37,26 +37,21 @@ import numpy as np
 from .. import solver
 from . import rotations
 from .rig_goals import GoalBinding, build_constraints
+from .rig_joints import (
+    RigError,
+    SolvedBone,
+    add_solved_bone,
+    bone_limits,
+    has_location,
+    rotation_data_path,
+    rotation_values,
+    set_rotation_values,
+)
+
+__all__ = ["Rig", "RigError", "build_rig", "rotation_data_path", "solver_options"]
 
 EPS_LENGTH = 1e-9
-OCTAHEDRON = 1.5 * np.pi
 REBASE_ANGLE = 0.5  # radians; LOCAL joints are relinearised beyond this
-
-
-class RigError(Exception):
-    """A problem in the scene that prevents a solve; the message names what to fix."""
-
-
-@dataclass
-class SolvedBone:
-    """How one solved bone's channels map to figure joints."""
-
-    name: str
-    param: str  # "LOCAL" or an Euler order
-    rotation_mode: str
-    rotation_joints: list[tuple[int, str]] = field(default_factory=list)  # (axis, joint)
-    location_joints: list[tuple[int, str]] = field(default_factory=list)  # (axis, joint)
-    keyed_rotation: tuple[int, ...] = ()  # rotation channel indices that change
 
 
 @dataclass
@@ -89,13 +84,14 @@ class Rig:
             if solved_too or name not in self.solved:
                 pb = pose[name]
                 self.rotation[name] = rotations.channels_to_rotation(
-                    _rotation_values(pb), pb.rotation_mode
+                    rotation_values(pb), pb.rotation_mode
                 )
                 self.base.pop(name, None)  # relinearise around the pose just read
             if solved_too or name not in self.solved or not self.solved[name].location_joints:
                 self.location[name] = np.array(pose[name].location, dtype=float)
 
     def _set_rest(self, segment: str, translation: np.ndarray | None, rotation: np.ndarray) -> None:
+        """``Figure.set_rest`` unless the segment already has exactly this rest transform."""
         last = self.pushed.get(segment)
         if (
             last is not None
@@ -189,7 +185,7 @@ class Rig:
         out = {}
         for name, info in self.solved.items():
             pb = self.obj.pose.bones[name]
-            prev = previous[name] if previous and name in previous else _rotation_values(pb)
+            prev = previous[name] if previous and name in previous else rotation_values(pb)
             rot = rotations.rotation_to_channels(self.rotation[name], info.rotation_mode, prev)
             out[name] = (rot, self.location[name].copy())
         return out
@@ -199,7 +195,7 @@ class Rig:
         for name, (rot, loc) in channels.items():
             pb = self.obj.pose.bones[name]
             info = self.solved[name]
-            _set_rotation_values(pb, rot)
+            set_rotation_values(pb, rot)
             for axis, _joint in info.location_joints:
                 pb.location[axis] = float(loc[axis])
 
@@ -217,36 +213,8 @@ def _rigid_inverse(m: np.ndarray) -> np.ndarray:
     return out
 
 
-def _rotation_values(pb: object) -> np.ndarray:
-    mode = pb.rotation_mode
-    if mode == "QUATERNION":
-        return np.array(pb.rotation_quaternion, dtype=float)
-    if mode == "AXIS_ANGLE":
-        return np.array(pb.rotation_axis_angle, dtype=float)
-    return np.array(pb.rotation_euler, dtype=float)
-
-
-def _set_rotation_values(pb: object, values: np.ndarray) -> None:
-    mode = pb.rotation_mode
-    if mode == "QUATERNION":
-        pb.rotation_quaternion = values
-    elif mode == "AXIS_ANGLE":
-        pb.rotation_axis_angle = values
-    else:
-        pb.rotation_euler = values
-
-
-def rotation_data_path(pb: object) -> str:
-    """The RNA property holding a pose bone's rotation in its rotation mode."""
-    mode = pb.rotation_mode
-    if mode == "QUATERNION":
-        return "rotation_quaternion"
-    if mode == "AXIS_ANGLE":
-        return "rotation_axis_angle"
-    return "rotation_euler"
-
-
 def _object_frame(obj: object, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """World translation (3,) and rotation (3, 3) of the armature object (scale removed)."""
     m = np.array(obj.matrix_world, dtype=float)
     return m[:3, 3], rotations.orthonormalize(m[:3, :3] / scale)
 
@@ -262,123 +230,6 @@ def object_scale(obj: object) -> float:
     if scales.max() - scales.min() > 1e-5 * scales.max():
         raise RigError(f"Armature '{obj.name}' has a non-uniform scale; apply it first")
     return float(scales.mean())
-
-
-def _limits(pb: object, constraint_name: str) -> tuple[str | None, np.ndarray, np.ndarray]:
-    """Euler order and (3,) lower/upper limits (radians) of a pose bone, or (None, ...)."""
-    lower, upper = np.full(3, -np.inf), np.full(3, np.inf)
-    limited = False
-    order = pb.rotation_mode if pb.rotation_mode in rotations.EULER_ORDERS else "XYZ"
-    for k, axis in enumerate("xyz"):
-        if getattr(pb, f"use_ik_limit_{axis}"):
-            lower[k] = max(lower[k], getattr(pb, f"ik_min_{axis}"))
-            upper[k] = min(upper[k], getattr(pb, f"ik_max_{axis}"))
-            limited = True
-    for con in pb.constraints:
-        if con.type != "LIMIT_ROTATION" or con.mute or con.owner_space != "LOCAL":
-            continue
-        if con.euler_order != "AUTO":
-            order = con.euler_order
-        for k, axis in enumerate("xyz"):
-            if getattr(con, f"use_limit_{axis}"):
-                lo, hi = getattr(con, f"min_{axis}"), getattr(con, f"max_{axis}")
-                if lo > hi:
-                    raise RigError(
-                        f"Constraint '{constraint_name}': bone '{pb.name}' has contradictory "
-                        f"limits on {axis.upper()} (Limit Rotation '{con.name}': min > max)"
-                    )
-                lower[k], upper[k] = max(lower[k], lo), min(upper[k], hi)
-                limited = True
-    for k, axis in enumerate("XYZ"):
-        if lower[k] > upper[k]:
-            raise RigError(
-                f"Constraint '{constraint_name}': bone '{pb.name}' has contradictory limits "
-                f"on {axis} (IK limits and Limit Rotation do not overlap)"
-            )
-    euler_locked = pb.rotation_mode in rotations.EULER_ORDERS and any(pb.lock_rotation)
-    return (order if limited or euler_locked else None), lower, upper
-
-
-def _rigidity(pb: object) -> np.ndarray:
-    settings = pb.reach_ik
-    if settings.use_rigidity:
-        return np.clip(np.array(settings.rigidity, dtype=float), 0.0, 1.0)
-    return np.array([pb.ik_stiffness_x, pb.ik_stiffness_y, pb.ik_stiffness_z], dtype=float)
-
-
-def _add_solved_bone(
-    fig: solver.Figure, pb: object, owner: str, scale: float, root_translation: bool, notes: list
-) -> SolvedBone:
-    """Add the joints of one solved bone (segments already exist)."""
-    name = pb.name
-    bone = pb.bone
-    order, lower, upper = _limits(pb, owner)
-    rig = _rigidity(pb)
-    info = SolvedBone(name, order or "LOCAL", pb.rotation_mode)
-    seg = name + "@loc" if order is None and _has_location(pb, root_translation) else name
-    if bone.parent is None and root_translation:
-        for k in range(3):
-            info.location_joints.append(
-                (k, fig.add_prismatic(seg, np.eye(3)[k], name=f"{name}:loc{'XYZ'[k]}"))
-            )
-    elif pb.ik_stretch > 0.0:
-        if bone.use_connect:
-            notes.append(f"bone '{name}' is connected: Blender ignores its location, no stretch")
-        else:
-            reach = pb.ik_stretch * bone.length * scale
-            info.location_joints.append(
-                (1, fig.add_prismatic(seg, (0, 1, 0), -reach, reach, name=f"{name}:locY"))
-            )
-    locks = [pb.lock_ik_x, pb.lock_ik_y, pb.lock_ik_z]
-    if order is None:
-        for k in range(3):
-            if not locks[k]:
-                joint = fig.add_revolute(
-                    name, np.eye(3)[k], rigidity=rig[k], name=f"{name}:rot{'XYZ'[k]}"
-                )
-                info.rotation_joints.append((k, joint))
-        info.keyed_rotation = _keyed(pb, bool(info.rotation_joints), ())
-        return info
-    current = rotations.matrix_to_euler(
-        rotations.channels_to_rotation(_rotation_values(pb), pb.rotation_mode), order
-    )
-    euler_locks = (
-        list(pb.lock_rotation) if pb.rotation_mode in rotations.EULER_ORDERS else [False] * 3
-    )
-    fixed = []
-    span = 0.0
-    for letter in reversed(order):
-        k = rotations.AXIS_INDEX[letter]
-        lo, hi = max(lower[k], -np.pi), min(upper[k], np.pi)
-        if locks[k] or euler_locks[k]:
-            lo = hi = float(np.clip(current[k], lo, hi))
-            fixed.append(k)
-        joint = fig.add_revolute(name, np.eye(3)[k], lo, hi, rig[k], name=f"{name}:rot{letter}")
-        info.rotation_joints.append((k, joint))
-        span += max(abs(lo), abs(hi))
-    if span > OCTAHEDRON:  # the box reaches beyond Blender's Euler branch: cut it there
-        joints = dict(info.rotation_joints)
-        for signs in np.ndindex(2, 2, 2):
-            coeffs = {joints[k]: (1.0 if signs[k] else -1.0) for k in range(3)}
-            fig.add_linear_constraint(coeffs, upper=OCTAHEDRON, label=f"{name} Euler branch")
-    info.keyed_rotation = _keyed(pb, len(fixed) < 3, tuple(fixed))
-    return info
-
-
-def _has_location(pb: object, root_translation: bool) -> bool:
-    bone = pb.bone
-    if bone.parent is None and root_translation:
-        return True
-    return pb.ik_stretch > 0.0 and not bone.use_connect
-
-
-def _keyed(pb: object, moves: bool, fixed: tuple[int, ...]) -> tuple[int, ...]:
-    """Rotation channel indices written for a bone (an Euler channel held fixed is not)."""
-    if not moves:
-        return ()
-    if pb.rotation_mode in rotations.EULER_ORDERS:
-        return tuple(k for k in range(3) if k not in fixed)
-    return (0, 1, 2, 3)
 
 
 def build_rig(obj: object, settings: object, only_selected: bool = False) -> Rig:
@@ -421,11 +272,11 @@ def build_rig(obj: object, settings: object, only_selected: bool = False) -> Rig
             offsets[name] = _rigid_inverse(np.array(bone.parent.matrix_local, dtype=float)) @ local
             parent_seg = bone.parent.name
         offsets[name][:3, :3] = rotations.orthonormalize(offsets[name][:3, :3])
-        if name in plan.chain_bones and _has_location(
+        if name in plan.chain_bones and has_location(
             obj.pose.bones[name], settings.use_root_translation
         ):
             pb = obj.pose.bones[name]
-            order_, _, _ = _limits(pb, plan.chain_bones[name])
+            order_, _, _ = bone_limits(pb, plan.chain_bones[name])
             if order_ is None:
                 fig.add_segment(name + "@loc", parent_seg)
                 parent_seg = name + "@loc"
@@ -434,7 +285,7 @@ def build_rig(obj: object, settings: object, only_selected: bool = False) -> Rig
     solved = {}
     for name in order:
         if name in plan.chain_bones:
-            solved[name] = _add_solved_bone(
+            solved[name] = add_solved_bone(
                 fig, obj.pose.bones[name], plan.chain_bones[name], scale,
                 settings.use_root_translation, notes,
             )  # fmt: skip

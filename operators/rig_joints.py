@@ -1,0 +1,182 @@
+"""Part of the bridge (:mod:`.rig`): one solved bone's joints, and its pose channels.
+
+See :mod:`.rig` for the two parametrisations (``LOCAL`` relinearised axes, ``EULER`` angles in
+Limit Rotation's order) and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import solver
+from . import rotations
+
+OCTAHEDRON = 1.5 * np.pi  # radians; |a| + |b| + |c| bound of Blender's Euler branch
+
+
+class RigError(Exception):
+    """A problem in the scene that prevents a solve; the message names what to fix."""
+
+
+@dataclass
+class SolvedBone:
+    """How one solved bone's channels map to figure joints."""
+
+    name: str
+    param: str  # "LOCAL" or an Euler order
+    rotation_mode: str
+    rotation_joints: list[tuple[int, str]] = field(default_factory=list)  # (axis, joint)
+    location_joints: list[tuple[int, str]] = field(default_factory=list)  # (axis, joint)
+    keyed_rotation: tuple[int, ...] = ()  # rotation channel indices that change
+
+
+def rotation_values(pb: object) -> np.ndarray:
+    """A pose bone's rotation channels in its rotation mode: (4,) or (3,)."""
+    mode = pb.rotation_mode
+    if mode == "QUATERNION":
+        return np.array(pb.rotation_quaternion, dtype=float)
+    if mode == "AXIS_ANGLE":
+        return np.array(pb.rotation_axis_angle, dtype=float)
+    return np.array(pb.rotation_euler, dtype=float)
+
+
+def set_rotation_values(pb: object, values: np.ndarray) -> None:
+    """Write rotation channels (from :func:`rotation_values`' layout) into a pose bone."""
+    mode = pb.rotation_mode
+    if mode == "QUATERNION":
+        pb.rotation_quaternion = values
+    elif mode == "AXIS_ANGLE":
+        pb.rotation_axis_angle = values
+    else:
+        pb.rotation_euler = values
+
+
+def rotation_data_path(pb: object) -> str:
+    """The RNA property holding a pose bone's rotation in its rotation mode."""
+    mode = pb.rotation_mode
+    if mode == "QUATERNION":
+        return "rotation_quaternion"
+    if mode == "AXIS_ANGLE":
+        return "rotation_axis_angle"
+    return "rotation_euler"
+
+
+def bone_limits(pb: object, constraint_name: str) -> tuple[str | None, np.ndarray, np.ndarray]:
+    """Euler order and (3,) lower/upper limits (radians) of a pose bone, or (None, ...)."""
+    lower, upper = np.full(3, -np.inf), np.full(3, np.inf)
+    limited = False
+    order = pb.rotation_mode if pb.rotation_mode in rotations.EULER_ORDERS else "XYZ"
+    for k, axis in enumerate("xyz"):
+        if getattr(pb, f"use_ik_limit_{axis}"):
+            lower[k] = max(lower[k], getattr(pb, f"ik_min_{axis}"))
+            upper[k] = min(upper[k], getattr(pb, f"ik_max_{axis}"))
+            limited = True
+    for con in pb.constraints:
+        if con.type != "LIMIT_ROTATION" or con.mute or con.owner_space != "LOCAL":
+            continue
+        if con.euler_order != "AUTO":
+            order = con.euler_order
+        for k, axis in enumerate("xyz"):
+            if getattr(con, f"use_limit_{axis}"):
+                lo, hi = getattr(con, f"min_{axis}"), getattr(con, f"max_{axis}")
+                if lo > hi:
+                    raise RigError(
+                        f"Constraint '{constraint_name}': bone '{pb.name}' has contradictory "
+                        f"limits on {axis.upper()} (Limit Rotation '{con.name}': min > max)"
+                    )
+                lower[k], upper[k] = max(lower[k], lo), min(upper[k], hi)
+                limited = True
+    for k, axis in enumerate("XYZ"):
+        if lower[k] > upper[k]:
+            raise RigError(
+                f"Constraint '{constraint_name}': bone '{pb.name}' has contradictory limits "
+                f"on {axis} (IK limits and Limit Rotation do not overlap)"
+            )
+    euler_locked = pb.rotation_mode in rotations.EULER_ORDERS and any(pb.lock_rotation)
+    return (order if limited or euler_locked else None), lower, upper
+
+
+def _rigidity(pb: object) -> np.ndarray:
+    """Rigidity (3,) per local axis: Reach's own if set, else Blender's IK stiffness."""
+    settings = pb.reach_ik
+    if settings.use_rigidity:
+        return np.clip(np.array(settings.rigidity, dtype=float), 0.0, 1.0)
+    return np.array([pb.ik_stiffness_x, pb.ik_stiffness_y, pb.ik_stiffness_z], dtype=float)
+
+
+def add_solved_bone(
+    fig: solver.Figure, pb: object, owner: str, scale: float, root_translation: bool, notes: list
+) -> SolvedBone:
+    """Add the joints of one solved bone (segments already exist)."""
+    name = pb.name
+    bone = pb.bone
+    order, lower, upper = bone_limits(pb, owner)
+    rig = _rigidity(pb)
+    info = SolvedBone(name, order or "LOCAL", pb.rotation_mode)
+    seg = name + "@loc" if order is None and has_location(pb, root_translation) else name
+    if bone.parent is None and root_translation:
+        for k in range(3):
+            info.location_joints.append(
+                (k, fig.add_prismatic(seg, np.eye(3)[k], name=f"{name}:loc{'XYZ'[k]}"))
+            )
+    elif pb.ik_stretch > 0.0:
+        if bone.use_connect:
+            notes.append(f"bone '{name}' is connected: Blender ignores its location, no stretch")
+        else:
+            reach = pb.ik_stretch * bone.length * scale
+            info.location_joints.append(
+                (1, fig.add_prismatic(seg, (0, 1, 0), -reach, reach, name=f"{name}:locY"))
+            )
+    locks = [pb.lock_ik_x, pb.lock_ik_y, pb.lock_ik_z]
+    if order is None:
+        for k in range(3):
+            if not locks[k]:
+                joint = fig.add_revolute(
+                    name, np.eye(3)[k], rigidity=rig[k], name=f"{name}:rot{'XYZ'[k]}"
+                )
+                info.rotation_joints.append((k, joint))
+        info.keyed_rotation = _keyed(pb, bool(info.rotation_joints), ())
+        return info
+    current = rotations.matrix_to_euler(
+        rotations.channels_to_rotation(rotation_values(pb), pb.rotation_mode), order
+    )
+    euler_locks = (
+        list(pb.lock_rotation) if pb.rotation_mode in rotations.EULER_ORDERS else [False] * 3
+    )
+    fixed = []
+    span = 0.0
+    for letter in reversed(order):
+        k = rotations.AXIS_INDEX[letter]
+        lo, hi = max(lower[k], -np.pi), min(upper[k], np.pi)
+        if locks[k] or euler_locks[k]:
+            lo = hi = float(np.clip(current[k], lo, hi))
+            fixed.append(k)
+        joint = fig.add_revolute(name, np.eye(3)[k], lo, hi, rig[k], name=f"{name}:rot{letter}")
+        info.rotation_joints.append((k, joint))
+        span += max(abs(lo), abs(hi))
+    if span > OCTAHEDRON:  # the box reaches beyond Blender's Euler branch: cut it there
+        joints = dict(info.rotation_joints)
+        for signs in np.ndindex(2, 2, 2):
+            coeffs = {joints[k]: (1.0 if signs[k] else -1.0) for k in range(3)}
+            fig.add_linear_constraint(coeffs, upper=OCTAHEDRON, label=f"{name} Euler branch")
+    info.keyed_rotation = _keyed(pb, len(fixed) < 3, tuple(fixed))
+    return info
+
+
+def has_location(pb: object, root_translation: bool) -> bool:
+    """Whether a solved bone gets prismatic (location) joints."""
+    bone = pb.bone
+    if bone.parent is None and root_translation:
+        return True
+    return pb.ik_stretch > 0.0 and not bone.use_connect
+
+
+def _keyed(pb: object, moves: bool, fixed: tuple[int, ...]) -> tuple[int, ...]:
+    """Rotation channel indices written for a bone (an Euler channel held fixed is not)."""
+    if not moves:
+        return ()
+    if pb.rotation_mode in rotations.EULER_ORDERS:
+        return tuple(k for k in range(3) if k not in fixed)
+    return (0, 1, 2, 3)
