@@ -23,6 +23,7 @@ class REACH_UL_constraints(bpy.types.UIList):  # noqa: N801 (Blender naming)
         active_data: object,
         active_propname: str,
         index: int = 0,
+        flt_flag: int = 0,
     ) -> None:
         row = layout.row(align=True)
         row.prop(item, "enabled", text="")

@@ -92,6 +92,17 @@ def test_panel_draws_every_section(clean_scene: bpy.types.Scene, extension: Modu
         assert sum(text.startswith(f"{item.name}: ") for text in labels) == 1, item.name
 
 
+def test_list_rows_draw(clean_scene: bpy.types.Scene, extension: ModuleType) -> None:
+    obj = make_chain()
+    item = add_constraint(obj, "b2", add_empty("T", (1.0, 0.0, 2.0)), "HALF_SPACE")
+    log: list = []
+    ui_list = extension.panels.reach_panel.REACH_UL_constraints
+    # Blender calls draw_item with every argument, flt_flag included.
+    ui_list.draw_item(None, bpy.context, _Recorder(log), obj.reach_ik, item, 0, obj.reach_ik,
+                      "active_index", 0, 0)  # fmt: skip
+    assert ("prop", "enabled") in log and ("label", "Half Space") in log
+
+
 def test_add_remove_move(clean_scene: bpy.types.Scene) -> None:
     obj = make_chain()
     target = add_empty("T", (1.0, 0.5, 2.0))
