@@ -15,11 +15,21 @@ from tests.blender.reach_scenes import activate, add_constraint, add_empty, make
 TIP = 1e-4
 
 
+ICONS = {
+    item.identifier
+    for item in bpy.types.UILayout.bl_rna.functions["label"].parameters["icon"].enum_items
+}
+
+
 class _Recorder:
-    """A stand-in ``UILayout`` that checks every property and operator the panel names."""
+    """A stand-in ``UILayout`` that checks every property, operator and icon the panel names."""
 
     def __init__(self, log: list) -> None:
         self.log = log
+
+    @staticmethod
+    def _icon(kwargs: dict) -> None:
+        assert kwargs.get("icon", "NONE") in ICONS, kwargs["icon"]
 
     def _child(self, *args: object, **kwargs: object) -> _Recorder:
         return _Recorder(self.log)
@@ -30,10 +40,12 @@ class _Recorder:
         pass
 
     def label(self, *, text: str = "", icon: str = "NONE") -> None:
+        self._icon({"icon": icon})
         self.log.append(("label", text))
 
     def prop(self, data: object, name: str, **kwargs: object) -> None:
         assert name in data.bl_rna.properties, f"{data!r} has no property {name!r}"
+        self._icon(kwargs)
         self.log.append(("prop", name))
 
     def prop_search(
@@ -53,6 +65,7 @@ class _Recorder:
         module, name = idname.split(".")
         op = getattr(getattr(bpy.ops, module), name)
         props = op.get_rna_type().properties
+        self._icon(kwargs)
         self.log.append(("operator", idname))
 
         class _Props:
