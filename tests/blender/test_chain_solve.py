@@ -226,3 +226,18 @@ def test_root_translation_is_optional(clean_scene: bpy.types.Scene) -> None:
     _solve(obj)
     assert np.linalg.norm(world_bone_tail(obj, "b2") - np.array(target.location)) < TIP
     assert obj.reach_ik.satisfied
+
+
+def test_offset_effector_and_a_bone_of_another_armature(clean_scene: bpy.types.Scene) -> None:
+    other = make_chain("Other", n=2)
+    other.location = (1.0, 0.5, 0.0)
+    other.pose.bones["b1"].rotation_quaternion = (math.cos(0.4), 0.0, 0.0, math.sin(0.4))
+    obj = make_chain()
+    add_constraint(obj, "b2", other, "POSITION", target_bone="b1", target_head_tail=0.5,
+                   effector="OFFSET", offset=0.5)  # fmt: skip
+    _solve(obj)
+    m = world_bone_matrix(obj, "b2")
+    midpoint = m[:3, 3] + 0.5 * m[:3, 1]  # bones are 1 unit long
+    goal = world_bone_matrix(other, "b1")
+    goal_point = goal[:3, 3] + 0.5 * goal[:3, 1]
+    assert np.linalg.norm(midpoint - goal_point) < TIP
