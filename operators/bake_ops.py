@@ -119,6 +119,7 @@ class BakeJob:
             f"{len(names)} constraints, {n_dof} DOF, {len(self.channels)} channels in "
             f"{elapsed:.2f} s "
             f"({self.index / max(elapsed, 1e-9):.0f} frames/s)\n{common.residual_text(self.worst)}"
+            + "".join(f"\n  note: {n}" for n in self.rig.notes)
         )
         return text, ok
 

@@ -282,6 +282,12 @@ def build_rig(obj: object, settings: object, only_selected: bool = False) -> Rig
                 parent_seg = name + "@loc"
         fig.add_segment(name, parent_seg)
     notes: list[str] = []
+    for name in order:  # what the figure does not model, said once per solve
+        pb, bone = obj.pose.bones[name], bones_by_name[name]
+        if np.abs(np.array(pb.scale) - 1.0).max() > 1e-6:
+            notes.append(f"pose scale of bone '{name}' is not modelled")
+        if not bone.use_inherit_rotation:
+            notes.append(f"bone '{name}' does not inherit rotation: not modelled")
     solved = {}
     for name in order:
         if name in plan.chain_bones:
