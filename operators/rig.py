@@ -165,12 +165,13 @@ class Rig:
                 for (axis, _joint), value in zip(info.rotation_joints, local, strict=True):
                     r = r @ rotations.axis_rotation(axis, value)
                 self.local_values[name] = local
-            else:
-                angles = rotations.matrix_to_euler(self.rotation[name], info.param)
+                r = rotations.orthonormalize(r)  # a no-op unless round-off has built up
+            else:  # EULER bones always carry all three angles (locked ones pinned by bounds)
+                angles = np.zeros(3)
                 for axis, joint in info.rotation_joints:
                     angles[axis] = values[joint]
                 r = rotations.euler_to_matrix(angles, info.param)
-            self.rotation[name] = rotations.orthonormalize(r)
+            self.rotation[name] = r
             for axis, joint in info.location_joints:
                 self.location[name][axis] = values[joint] / self.scale
 

@@ -35,7 +35,10 @@ def orthonormalize(matrix: np.ndarray) -> np.ndarray:
     Blender stores bone matrices in single precision and repeated products drift; the solver
     wants rotations orthonormal to 1e-6.
     """
-    u, _s, vt = np.linalg.svd(np.asarray(matrix, dtype=float))
+    m = np.asarray(matrix, dtype=float)
+    if np.abs(m.T @ m - np.eye(3)).max() < 1e-12 and np.linalg.det(m) > 0.0:
+        return m
+    u, _s, vt = np.linalg.svd(m)
     r = u @ vt
     if np.linalg.det(r) < 0.0:
         u[:, -1] = -u[:, -1]
