@@ -1,0 +1,259 @@
+"""Bad input raises the named exception, and the message names the culprit."""
+
+import numpy as np
+import pytest
+
+from solver import (
+    AimGoal,
+    Constraint,
+    Disjunction,
+    EndEffector,
+    Figure,
+    HalfSpaceGoal,
+    InfeasibleError,
+    InvalidInputError,
+    LineGoal,
+    OrientationGoal,
+    PlaneGoal,
+    PositionGoal,
+    PositionOrientationGoal,
+    ReachError,
+    Solver,
+    UnknownNameError,
+    solve,
+)
+
+
+def arm() -> Figure:
+    """Shoulder hinge ``hinge`` and elbow hinge ``elbow``, unit links."""
+    fig = Figure()
+    fig.add_segment("upper")
+    fig.add_revolute("upper", (0, 0, 1), -1.0, 1.0, name="hinge")
+    fig.add_segment("lower", parent="upper", translation=(1.0, 0.0, 0.0))
+    fig.add_revolute("lower", (0, 0, 1), -2.0, 2.0, name="elbow")
+    return fig
+
+
+def tip(goal: object = None, **kwargs: object) -> Constraint:
+    goal = goal if goal is not None else PositionGoal((1.0, 1.0, 0.0))
+    return Constraint(EndEffector("lower", (1, 0, 0), x=(1, 0, 0)), goal, **kwargs)
+
+
+# -------------------------------------------------------------- NaN and inf
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize(
+    ("make", "fragment"),
+    [
+        (lambda v: PositionGoal((v, 0.0, 0.0)), "PositionGoal point"),
+        (lambda v: AimGoal((0.0, v, 0.0)), "AimGoal point"),
+        (lambda v: LineGoal((0.0, 0.0, 0.0), (1.0, v, 0.0)), "LineGoal direction"),
+        (lambda v: PlaneGoal((0.0, 0.0, v), (0.0, 0.0, 1.0)), "PlaneGoal point"),
+        (lambda v: HalfSpaceGoal((0.0, 0.0, 0.0), (v, 0.0, 1.0)), "HalfSpaceGoal normal"),
+        (lambda v: OrientationGoal(x=(1.0, 0.0, v)), "OrientationGoal x"),
+        (lambda v: PositionOrientationGoal((v, 0, 0), x=(1, 0, 0)), "PositionOrientationGoal"),
+        (lambda v: EndEffector("lower", point=(0.0, v, 0.0)), "lower"),
+    ],
+)
+def test_non_finite_values_are_rejected(make, fragment: str, bad: float) -> None:
+    with pytest.raises(InvalidInputError, match=fragment):
+        make(bad)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_retargeting_to_nan_is_rejected_and_keeps_the_old_target(bad: float) -> None:
+    goal = PositionGoal((1.0, 2.0, 3.0))
+    with pytest.raises(InvalidInputError, match="point"):
+        goal.point = (0.0, bad, 0.0)
+    assert np.array_equal(goal.point, (1.0, 2.0, 3.0))
+
+
+def test_nan_start_is_rejected() -> None:
+    with pytest.raises(InvalidInputError, match="NaN"):
+        solve(arm(), [tip()], initial=np.array([np.nan, 0.0]))
+
+
+def test_nan_joint_limit_is_rejected() -> None:
+    fig = arm()
+    with pytest.raises(InvalidInputError, match="wrist"):
+        fig.add_revolute("lower", (1, 0, 0), np.nan, 1.0, name="wrist")
+
+
+# ------------------------------------------------------- zero-length vectors
+@pytest.mark.parametrize(
+    ("make", "fragment"),
+    [
+        (lambda: LineGoal((0, 0, 0), (0, 0, 0)), "LineGoal direction"),
+        (lambda: PlaneGoal((0, 0, 0), (0, 0, 0)), "PlaneGoal normal"),
+        (lambda: HalfSpaceGoal((0, 0, 0), (0, 0, 0)), "HalfSpaceGoal normal"),
+        (lambda: OrientationGoal(x=(0, 0, 0)), "OrientationGoal x"),
+        (lambda: OrientationGoal(x=(1, 0, 0), y=(0, 0, 0)), "OrientationGoal y"),
+        (lambda: EndEffector("lower", x=(0, 0, 0)), "lower"),
+        (lambda: arm().add_revolute("lower", (0, 0, 0), name="twist"), "twist"),
+        (lambda: arm().add_prismatic("lower", (0, 0, 0), name="slide"), "slide"),
+    ],
+)
+def test_zero_length_directions_are_rejected(make, fragment: str) -> None:
+    with pytest.raises(InvalidInputError, match=fragment):
+        make()
+
+
+def test_aim_from_the_target_itself_is_rejected_by_name() -> None:
+    """An aim goal whose target sits on the effector point has no direction."""
+    fig = arm()
+    c = Constraint(EndEffector("lower", (1, 0, 0), x=(1, 0, 0)), AimGoal((2, 0, 0)), name="gaze")
+    with pytest.raises(InvalidInputError, match="gaze"):
+        solve(fig, [c])
+
+
+# -------------------------------------------------------------- unknown names
+@pytest.mark.parametrize(
+    "action",
+    [
+        lambda fig: fig.add_revolute("nosuch", (0, 0, 1)),
+        lambda fig: fig.add_segment("child", parent="nosuch"),
+        lambda fig: fig.set_rest("nosuch", translation=(0, 0, 0)),
+        lambda fig: fig.set_rigidity("nosuch", 0.5),
+        lambda fig: fig.add_linear_constraint({"nosuch": 1.0}, upper=1.0),
+        lambda fig: fig.add_group("g", ["hinge", "nosuch"], [[1.0], [1.0]]),
+        lambda fig: solve(fig, [Constraint(EndEffector("nosuch"), PositionGoal((0, 0, 0)))]),
+        lambda fig: solve(fig, [tip(chain_root="nosuch")]),
+        lambda fig: solve(fig, [tip(PositionGoal((0, 0, 0), carrier="nosuch"))]),
+    ],
+)
+def test_unknown_names_raise_unknown_name_error(action) -> None:
+    with pytest.raises(UnknownNameError, match="nosuch"):
+        action(arm())
+
+
+def test_unknown_effector_segment_names_the_constraint() -> None:
+    c = Constraint(EndEffector("nosuch"), PositionGoal((0, 0, 0)), name="left hand")
+    with pytest.raises(UnknownNameError, match="left hand"):
+        Solver(arm(), [c]).solve()
+
+
+def test_unknown_name_error_is_a_key_error_and_a_reach_error() -> None:
+    with pytest.raises(KeyError):
+        arm().add_revolute("nosuch", (0, 0, 1))
+    with pytest.raises(ReachError):
+        arm().add_revolute("nosuch", (0, 0, 1))
+
+
+def test_chain_root_off_the_path_is_rejected() -> None:
+    fig = arm()
+    fig.add_segment("other", parent="upper", translation=(0, 1, 0))
+    with pytest.raises(InvalidInputError, match="other"):
+        solve(fig, [tip(chain_root="other", name="reach")])
+
+
+def test_duplicate_names_are_rejected() -> None:
+    fig = arm()
+    with pytest.raises(InvalidInputError, match="upper"):
+        fig.add_segment("upper")
+    with pytest.raises(InvalidInputError, match="hinge"):
+        fig.add_revolute("lower", (1, 0, 0), name="hinge")
+
+
+# ---------------------------------------------------------- weights, limits
+@pytest.mark.parametrize("weight", [-1.0, -1e-12, np.nan, np.inf])
+def test_bad_weight_names_the_constraint(weight: float) -> None:
+    with pytest.raises(InvalidInputError, match="grip"):
+        tip(weight=weight, name="grip")
+
+
+@pytest.mark.parametrize("degrees", [0.0, -1.0, np.nan])
+def test_bad_degrees_are_rejected(degrees: float) -> None:
+    with pytest.raises(InvalidInputError, match="degrees"):
+        OrientationGoal(x=(1, 0, 0), degrees=degrees)
+
+
+def test_lower_above_upper_names_the_joint() -> None:
+    fig = arm()
+    with pytest.raises(InvalidInputError, match="knee"):
+        fig.add_revolute("lower", (1, 0, 0), 1.0, -1.0, name="knee")
+    with pytest.raises(InvalidInputError, match="spine"):
+        fig.add_group("spine", ["hinge", "elbow"], [[1.0], [0.5]], lower=1.0, upper=0.0)
+    with pytest.raises(InvalidInputError, match="lower limit"):
+        fig.add_linear_constraint({"hinge": 1.0}, lower=0.5, upper=0.1)
+
+
+@pytest.mark.parametrize("rigidity", [-0.1, 1.5, np.nan])
+def test_rigidity_outside_unit_interval_is_rejected(rigidity: float) -> None:
+    with pytest.raises(InvalidInputError, match="hinge"):
+        arm().set_rigidity("hinge", rigidity)
+
+
+def test_group_matrix_of_wrong_shape_is_rejected() -> None:
+    with pytest.raises(InvalidInputError, match="spine"):
+        arm().add_group("spine", ["hinge", "elbow"], [[1.0, 0.0]])
+
+
+def test_effector_without_the_direction_a_goal_needs() -> None:
+    effector = EndEffector("lower", (1, 0, 0))  # no x
+    with pytest.raises(InvalidInputError, match="look"):
+        Constraint(effector, AimGoal((5, 5, 0)), name="look")
+
+
+# ------------------------------------------------------- empty constraint lists
+def test_empty_constraint_list_is_rejected() -> None:
+    with pytest.raises(InvalidInputError, match="constraint"):
+        solve(arm(), [])
+
+
+def test_all_constraints_disabled_is_rejected() -> None:
+    with pytest.raises(InvalidInputError, match="enabled"):
+        solve(arm(), [tip(enabled=False)])
+
+
+def test_empty_disjunction_is_rejected() -> None:
+    with pytest.raises(InvalidInputError, match="Disjunction"):
+        Disjunction([])
+
+
+# ------------------------------------------------------------- infeasibility
+def test_infeasible_linear_constraint_raises_infeasible_error() -> None:
+    """hinge in [-1, 1] and hinge >= 2 cannot both hold."""
+    fig = arm()
+    fig.add_linear_constraint({"hinge": 1.0}, lower=2.0, label="reach forward")
+    with pytest.raises(InfeasibleError, match=r"reach forward|hinge"):
+        solve(fig, [tip()])
+    with pytest.raises(InfeasibleError):
+        fig.neutral()
+
+
+def test_conflicting_equalities_raise_infeasible_error() -> None:
+    fig = arm()
+    fig.add_equality({"hinge": 1.0, "elbow": 1.0}, 0.5, label="sum")
+    fig.add_equality({"hinge": 1.0, "elbow": 1.0}, -0.5, label="other sum")
+    with pytest.raises(InfeasibleError, match="sum"):
+        solve(fig, [tip()])
+
+
+def test_infeasible_error_is_a_value_error() -> None:
+    fig = arm()
+    fig.add_linear_constraint({"hinge": 1.0, "elbow": 1.0}, lower=5.0)
+    with pytest.raises(ValueError):
+        fig.neutral()
+
+
+# ------------------------------------------------------ start outside the set
+def test_start_outside_the_limits_is_projected() -> None:
+    """Documented behaviour: an infeasible start moves to the nearest feasible point."""
+    fig = arm()
+    fig.add_linear_constraint({"hinge": 1.0, "elbow": 1.0}, upper=1.5, label="sum")
+    starts = []
+    solve(fig, [tip()], initial=np.array([3.0, 1.8]), callback=lambda x, f: starts.append(x))
+    first = starts[0]
+    # Nearest point of {|hinge| <= 1, |elbow| <= 2, hinge + elbow <= 1.5} to (3, 1.8).
+    assert np.allclose(first, (1.0, 0.5), atol=1e-6)
+
+
+def test_wrong_start_shape_is_rejected() -> None:
+    with pytest.raises(InvalidInputError, match="shape"):
+        solve(arm(), [tip()], initial=np.zeros(5))
+
+
+def test_bad_solver_options_are_rejected() -> None:
+    with pytest.raises(InvalidInputError, match="tolerance"):
+        Solver(arm(), [tip()], tolerance=-1.0)
+    with pytest.raises(InvalidInputError, match="initial_hessian"):
+        Solver(arm(), [tip()], initial_hessian="newton")

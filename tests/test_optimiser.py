@@ -1,0 +1,212 @@
+"""Invariants of the optimiser (§7, Appendix) on random constrained problems.
+
+Monotonic: the objective never increases between iterates. Feasible: every
+iterate satisfies the joint limits, group limits, polygons and equalities.
+A KUHN_TUCKER stop is a Kuhn-Tucker point: the gradient lies in the span of
+the active constraints' normals, with inequality multipliers of the right sign.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver import (
+    Constraint,
+    EndEffector,
+    Figure,
+    PositionGoal,
+    Solver,
+    Status,
+    solve,
+)
+from tests.solver_checks import (
+    FigureCase,
+    coordinate_gradient,
+    figure_cases,
+    kt_residual,
+    linear_system,
+    max_violation,
+    random_effector,
+    random_goal,
+)
+
+FEASIBLE = 1e-8  # largest tolerated violation of a linear constraint
+KT_PROJECTED = 1e-3  # projected gradient relative to the starting gradient
+KT_SIGN = 1e-3  # wrong-sign multiplier relative to the starting gradient
+
+
+class Recorder:
+    """Callback that stores every iterate ``(coords, fun)``."""
+
+    def __init__(self) -> None:
+        self.xs: list[np.ndarray] = []
+        self.fs: list[float] = []
+
+    def __call__(self, x: np.ndarray, fun: float) -> None:
+        self.xs.append(np.array(x, dtype=float, copy=True))
+        self.fs.append(float(fun))
+
+
+def _add_polygon(case: FigureCase, rng: np.random.Generator, sides: int) -> None:
+    """A convex polygon around zero on two joint values (§6's shoulder limits)."""
+    joints = rng.choice(list(case.figure.joint_names), size=2, replace=False)
+    for k in range(sides):
+        angle = 2.0 * np.pi * (k + rng.uniform(0.0, 0.5)) / sides
+        a = np.cos(angle), np.sin(angle)
+        case.figure.add_linear_constraint(
+            dict(zip(joints, a, strict=True)), upper=float(rng.uniform(0.2, 0.8))
+        )
+
+
+def _add_equality(case: FigureCase, rng: np.random.Generator) -> None:
+    joints = rng.choice(list(case.figure.joint_names), size=2, replace=False)
+    coefficients = dict(zip(joints, rng.uniform(0.5, 1.5, 2) * [1.0, -1.0], strict=True))
+    case.figure.add_equality(coefficients, 0.0)
+
+
+@st.composite
+def constrained_problems(draw: st.DrawFn, kind: str):
+    """A chain with finite limits, extra linear constraints of ``kind`` and goals.
+
+    ``kind``: "bounds" (limits only), "equality" or "polygon". Targets are drawn
+    both near and far, so some solves end at a Kuhn-Tucker point, not at the goal.
+    """
+    case = draw(figure_cases(chain=True, limits=True, max_segments=4))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if len(case.figure.joint_names) >= 2:
+        if kind == "equality":
+            _add_equality(case, rng)
+        elif kind == "polygon":
+            _add_polygon(case, rng, int(rng.integers(3, 6)))
+    last = list(case.parents)[-1]
+    start = case.figure.neutral()
+    constraints = []
+    for i in range(draw(st.integers(1, 2))):
+        effector = random_effector(rng, last)
+        goal_type = draw(st.sampled_from(["position", "position_orientation", "line", "aim"]))
+        goal = random_goal(rng, goal_type, case, effector, start, None)
+        if goal_type == "position" and draw(st.booleans()):
+            goal.point = np.asarray(goal.point) * 4.0  # likely out of reach
+        constraints.append(Constraint(effector, goal, float(rng.uniform(0.5, 2.0)), name=f"c{i}"))
+    return case, constraints
+
+
+def _check_run(case: FigureCase, constraints: list[Constraint]) -> None:
+    fig = case.figure
+    record = Recorder()
+    solver = Solver(fig, constraints, max_iterations=400)
+    result = solver.solve(callback=record)
+    problem = solver.problem
+
+    assert record.xs, "the callback was never called"
+    assert np.allclose(record.xs[0], fig.neutral(), atol=1e-12), "first iterate is not the start"
+    system = linear_system(fig)
+    for i, (x, f) in enumerate(zip(record.xs, record.fs, strict=True)):
+        assert max_violation(fig, x, system) <= FEASIBLE, f"iterate {i} infeasible"
+        assert np.isclose(problem.value(problem.from_coordinates(x)), f, rtol=1e-9, atol=1e-12)
+    for i in range(1, len(record.fs)):
+        previous = record.fs[i - 1]
+        assert record.fs[i] <= previous + 1e-12 * max(1.0, previous), f"objective rose at {i}"
+    assert result.fun == pytest.approx(record.fs[-1], rel=1e-12, abs=1e-15)
+    assert max_violation(fig, result.x) <= FEASIBLE
+
+    if result.status == Status.KUHN_TUCKER:
+        _, g0 = coordinate_gradient(problem, record.xs[0])
+        scale = max(float(np.linalg.norm(g0)), 1e-6)
+        projected, worst_sign, _ = kt_residual(fig, problem, result.x)
+        assert projected <= KT_PROJECTED * scale, f"projected gradient {projected:.3e}"
+        assert worst_sign <= KT_SIGN * scale, f"multiplier of wrong sign {worst_sign:.3e}"
+
+
+@pytest.mark.parametrize("kind", ["bounds", "equality", "polygon"])
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_monotone_feasible_and_kuhn_tucker(kind: str, data) -> None:
+    case, constraints = data.draw(constrained_problems(kind))
+    _check_run(case, constraints)
+
+
+# ------------------------------------------------------ deterministic cases
+def _planar_arm(limits: tuple[float, float] = (-np.inf, np.inf)) -> Figure:
+    """Two unit links rotating about z; joint values ``a`` and ``b``."""
+    fig = Figure()
+    fig.add_segment("upper")
+    fig.add_revolute("upper", (0, 0, 1), *limits, name="a")
+    fig.add_segment("lower", parent="upper", translation=(1.0, 0.0, 0.0))
+    fig.add_revolute("lower", (0, 0, 1), name="b")
+    return fig
+
+
+def test_bound_becomes_active_with_positive_multiplier() -> None:
+    """Target behind a joint limit: the limit is active and holds the arm back."""
+    fig = _planar_arm(limits=(-0.2, 0.2))
+    c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.0, 2.0, 0.0)), name="reach")
+    record = Recorder()
+    solver = Solver(fig, [c])
+    result = solver.solve(callback=record)
+    assert result.values()["a"] == pytest.approx(0.2, abs=1e-9)
+    assert result.status in (Status.KUHN_TUCKER, Status.NO_PROGRESS)
+    assert not result.satisfied
+    projected, worst_sign, g = kt_residual(fig, solver.problem, result.x)
+    assert projected <= 1e-4 * g + 1e-6
+    assert worst_sign <= 0.0
+    assert any("a" in name for name in result.active_set)
+
+
+def test_equality_couples_joints() -> None:
+    """add_equality keeps ``a == b`` at every iterate."""
+    fig = _planar_arm()
+    fig.add_equality({"a": 1.0, "b": -1.0}, 0.0)
+    c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.3, 1.2, 0.0)), name="reach")
+    record = Recorder()
+    result = solve(fig, [c], callback=record)
+    for x in record.xs:
+        q = fig.joint_values(x)
+        assert abs(q[0] - q[1]) <= 1e-10
+    # With a == b the tip is at (cos a + cos 2a, sin a + sin 2a): check we are at
+    # the closest such point (a KT point of the one-dimensional problem).
+    a = result.values()["a"]
+    tip = np.array([np.cos(a) + np.cos(2 * a), np.sin(a) + np.sin(2 * a)])
+    tangent = np.array([-np.sin(a) - 2 * np.sin(2 * a), np.cos(a) + 2 * np.cos(2 * a)])
+    assert abs((tip - [0.3, 1.2]) @ tangent) <= 1e-4
+
+
+def test_polygon_limit_holds_and_is_active() -> None:
+    """A diamond |a| + |b| <= 0.5 stops a reach that needs more."""
+    fig = _planar_arm()
+    for sa in (1.0, -1.0):
+        for sb in (1.0, -1.0):
+            fig.add_linear_constraint({"a": sa, "b": sb}, upper=0.5)
+    c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.0, 2.0, 0.0)), name="reach")
+    record = Recorder()
+    solver = Solver(fig, [c])
+    result = solver.solve(callback=record)
+    for x in record.xs:
+        assert max_violation(fig, x) <= FEASIBLE
+    q = result.values()
+    assert abs(q["a"]) + abs(q["b"]) == pytest.approx(0.5, abs=1e-7)
+    projected, worst_sign, g = kt_residual(fig, solver.problem, result.x)
+    assert projected <= 1e-4 * g + 1e-6
+    assert worst_sign <= 0.0
+
+
+def test_rigidity_one_locks_a_joint() -> None:
+    """Rigidity 1 is a locked joint: it never moves, the others do the work."""
+    fig = _planar_arm()
+    fig.set_rigidity("a", 1.0)
+    c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((1.0, 1.0, 0.0)), name="reach")
+    result = solve(fig, [c])
+    assert result.values()["a"] == 0.0
+    assert result.values()["b"] == pytest.approx(np.pi / 2, abs=1e-4)
+    assert result.satisfied
+
+
+def test_fulfilled_task_does_not_move() -> None:
+    """A start that already satisfies every goal is returned unchanged."""
+    fig = _planar_arm()
+    c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((2.0, 0.0, 0.0)), name="reach")
+    result = solve(fig, [c])
+    assert result.status == Status.GOAL_REACHED
+    assert np.array_equal(result.x, fig.neutral())
+    assert result.nit == 0
