@@ -25,7 +25,7 @@ from tests.solver_checks import (
     random_goal,
 )
 
-EXAMPLES = settings(max_examples=12, deadline=None)
+EXAMPLES = settings(max_examples=25, deadline=None)
 
 
 def _descendants(case: FigureCase, segment: str) -> list[str]:

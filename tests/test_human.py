@@ -12,7 +12,7 @@ from examples.human import (
     torso_motion,
     tube_task,
 )
-from solver import Solver, solve
+from solver import Solver, Status, solve
 
 DISTANCE = 1e-4  # scene units (metres)
 DEGREES = 0.1
@@ -122,6 +122,15 @@ def test_reach_fails_from_the_shoulder() -> None:
     (residual,) = result.residuals
     assert residual.distance > 0.05
     assert all(v == 0.0 for v in torso_motion(human, result.values()).values())
+
+
+def test_unreachable_reach_stops_at_a_kuhn_tucker_point() -> None:
+    """Figure 6 with the default options: the solver reports the best compromise
+    (a Kuhn-Tucker point) rather than running out of iterations (7 variables)."""
+    human = build_human(grouped_spine=False, vertebrae=5)
+    result = solve(human.figure, reach_task(human, from_waist=False))
+    assert result.status == Status.KUHN_TUCKER, f"{result.status.name} after {result.nit}"
+    assert result.success
 
 
 def test_reach_succeeds_from_the_waist() -> None:
