@@ -216,3 +216,62 @@ def test_disjunction_keeps_a_point_outside_a_cube() -> None:
     assert np.linalg.norm(point - centre) <= half * np.sqrt(3) + 1e-6
     alone = solve(fig, [pull])
     assert np.allclose(fig.forward(alone.x)["base"][:3, 3], centre, atol=1e-5)
+
+
+def two_arms() -> Figure:
+    """Two planar 2-link arms on one base, shoulders 1 apart: joints l1, l2 and r1, r2."""
+    fig = Figure()
+    fig.add_segment("base")
+    for side, x in (("l", -0.5), ("r", 0.5)):
+        fig.add_segment(f"{side}_upper", parent="base", translation=(x, 0.0, 0.0))
+        fig.add_revolute(f"{side}_upper", (0, 0, 1), name=f"{side}1")
+        fig.add_segment(f"{side}_lower", parent=f"{side}_upper", translation=(0.0, 0.6, 0.0))
+        fig.add_revolute(f"{side}_lower", (0, 0, 1), name=f"{side}2")
+    return fig
+
+
+def test_goal_carried_by_a_segment_closes_a_loop() -> None:
+    """A goal point on the left hand pulls the right hand to it; both chains move (§5 carrier)."""
+    fig = two_arms()
+    goal = PositionGoal((0.0, 0.6, 0.0), carrier="l_lower")  # the left fingertip
+    c = Constraint(EndEffector("r_lower", (0.0, 0.6, 0.0)), goal, name="hands meet")
+    result = solve(fig, [c], initial=np.array([0.1, 0.2, -0.1, -0.2]))
+    assert result.satisfied
+    frames = fig.forward(result.x)
+    left = frames["l_lower"][:3, :3] @ [0, 0.6, 0] + frames["l_lower"][:3, 3]
+    right = frames["r_lower"][:3, :3] @ [0, 0.6, 0] + frames["r_lower"][:3, 3]
+    assert np.linalg.norm(left - right) <= 1e-5
+    q = result.values()
+    assert abs(q["l1"] - 0.1) + abs(q["l2"] - 0.2) > 1e-2, "the carrier's chain did not move"
+    assert abs(q["r1"] + 0.1) + abs(q["r2"] + 0.2) > 1e-2
+    # By symmetry of the start and of the arms, both hands meet on the mid-plane.
+    assert abs(left[0]) <= 1e-4
+
+
+def test_chain_root_limits_which_joints_move() -> None:
+    """With chain_root at the lower segment only the elbow may move (§10)."""
+    fig = planar_arm()
+    c = Constraint(
+        EndEffector("lower", (L2, 0, 0)), PositionGoal((1.2, 0.5, 0)), chain_root="lower"
+    )
+    result = solve(fig, [c])
+    assert result.values()["a"] == 0.0
+    assert not result.satisfied  # the elbow alone sweeps a circle that misses the target
+
+
+@pytest.mark.parametrize("tolerance", [1e-2, 1e-4, 1e-7])
+def test_distance_tolerance_is_honoured(tolerance: float) -> None:
+    fig = planar_arm()
+    result = solve(fig, [tip_constraint((0.9, 0.8, 0.0))], tolerance=tolerance)
+    assert result.status == Status.GOAL_REACHED
+    (residual,) = result.residuals
+    assert residual.distance <= tolerance
+
+
+def test_neutral_pose_is_zero_clipped_into_the_limits() -> None:
+    fig = Figure()
+    fig.add_segment("a")
+    fig.add_revolute("a", (0, 0, 1), 0.2, 1.0, name="up")
+    fig.add_revolute("a", (0, 1, 0), -1.0, -0.3, name="down")
+    fig.add_prismatic("a", (1, 0, 0), -1.0, 1.0, name="free")
+    assert np.allclose(fig.neutral(), (0.2, -0.3, 0.0))
