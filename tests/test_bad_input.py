@@ -257,3 +257,12 @@ def test_bad_solver_options_are_rejected() -> None:
         Solver(arm(), [tip()], tolerance=-1.0)
     with pytest.raises(InvalidInputError, match="initial_hessian"):
         Solver(arm(), [tip()], initial_hessian="newton")
+
+
+def test_empty_figure_raises_a_reach_error() -> None:
+    """A figure without segments or joints is reported, not a numpy traceback."""
+    c = Constraint(EndEffector("a"), PositionGoal((0, 1, 0)), name="lonely")
+    with pytest.raises(ReachError):
+        solve(Figure(), [c])
+    with pytest.raises(ReachError):
+        Figure().neutral()

@@ -122,3 +122,17 @@ def test_changing_rigidity_between_solves_takes_effect() -> None:
     result = solver.solve(initial=fig.neutral())
     for name in ("upper.x", "upper.y", "upper.z"):
         assert result.values()[name] == 0.0
+
+
+def test_figure_grown_after_a_solve_is_picked_up() -> None:
+    """A joint added after a solve re-assembles the problem on the next solve."""
+    fig = Figure()
+    fig.add_segment("arm")
+    fig.add_revolute("arm", (0, 0, 1), name="turn")
+    goal = PositionGoal((0.0, 1.0, 0.5))
+    solver = Solver(fig, [Constraint(EndEffector("arm", (1, 0, 0)), goal, name="tip")])
+    assert not solver.solve().satisfied  # no way up yet
+    fig.add_prismatic("arm", (0, 0, 1), name="lift")
+    result = solver.solve()
+    assert result.satisfied
+    assert result.values()["lift"] == pytest.approx(0.5, abs=1e-5)
