@@ -230,7 +230,8 @@ def random_goal(
             members.append(
                 HalfSpaceGoal(point(r + offset * normal), direction(normal), carrier=carrier)
             )
-        members.append(PositionGoal(point(r + rng.normal(0.0, 0.5, 3)), carrier=carrier))
+        other = ("position", "orientation", "aim")[int(rng.integers(3))]
+        members.append(random_goal(rng, other, case, effector, coords, carrier))
         return Disjunction(members)
     raise ValueError(kind)
 
