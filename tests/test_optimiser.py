@@ -34,6 +34,7 @@ from tests.solver_checks import (
 FEASIBLE = 1e-8  # largest tolerated violation of a linear constraint
 KT_PROJECTED = 3e-4  # projected gradient relative to the starting gradient
 KT_SIGN = 1e-6  # wrong-sign multiplier relative to the starting gradient
+KT_FLOOR = 1e-6  # absolute floor, times sqrt(1 + G) at the start
 
 
 class Recorder:
@@ -113,10 +114,13 @@ def _check_run(case: FigureCase, constraints: list[Constraint]) -> None:
 
     if result.status == Status.KUHN_TUCKER:
         _, g0 = coordinate_gradient(problem, record.xs[0])
-        scale = max(float(np.linalg.norm(g0)), 1e-6)
+        # Relative to the starting gradient, with a floor at the round-off level
+        # of the objective (a start that is already nearly optimal).
+        scale = float(np.linalg.norm(g0))
+        floor = KT_FLOOR * np.sqrt(1.0 + record.fs[0])
         projected, worst_sign, _ = kt_residual(fig, problem, result.x)
-        assert projected <= KT_PROJECTED * scale, f"projected gradient {projected:.3e}"
-        assert worst_sign <= KT_SIGN * scale, f"multiplier of wrong sign {worst_sign:.3e}"
+        assert projected <= KT_PROJECTED * scale + floor, f"projected gradient {projected:.3e}"
+        assert worst_sign <= KT_SIGN * scale + floor, f"multiplier of wrong sign {worst_sign:.3e}"
 
 
 @pytest.mark.parametrize("kind", ["bounds", "equality", "polygon"])
