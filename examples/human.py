@@ -241,11 +241,14 @@ def _add_arm(fig: Figure, top: str, side: str) -> tuple[str, str, str, str]:
 class Tube:
     """A tube held in front of the figure (Figure 3), metres, world frame."""
 
-    top: np.ndarray = field(default_factory=lambda: np.array([0.0, -0.30, 1.30]))
-    bottom: np.ndarray = field(default_factory=lambda: np.array([0.0, -0.52, 0.90]))
+    # A 45 cm tube tilted 31 degrees forward from vertical, held at chest
+    # height; every joint of the solved pose stays >10% of its range inside
+    # its limits, and shifting the tube by up to 3 cm keeps it solvable.
+    top: np.ndarray = field(default_factory=lambda: np.array([0.0, -0.42, 1.28]))
+    bottom: np.ndarray = field(default_factory=lambda: np.array([0.0, -0.6515, 0.8941]))
     radius: float = 0.035
-    grip: float = 0.12  # distance of the hands below the top along the axis
-    elbow_plane: float = 0.27  # |x| of the side planes that take the elbows
+    grip: float = 0.16  # distance of the hands below the top along the axis
+    elbow_plane: float = 0.24  # |x| of the side planes that take the elbows
 
     @property
     def axis(self) -> np.ndarray:

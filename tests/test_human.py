@@ -1,7 +1,13 @@
 """The procedural human figure and the paper's scenarios (§12, Figures 3 and 6-8)."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from examples.human import (
     SIDES,
@@ -69,6 +75,41 @@ def test_tube_task_is_satisfied_from_the_neutral_pose(grouped: bool) -> None:
         assert r.distance is None or r.distance <= DISTANCE, r
         assert r.angle is None or r.angle <= DEGREES, r
     assert len(result.residuals) == 6
+
+
+@settings(max_examples=15, deadline=None)
+@given(shift=st.tuples(*[st.floats(-0.03, 0.03)] * 3))
+def test_tube_task_survives_moving_the_tube(shift) -> None:
+    """The default tube is not on the edge of the workspace: moved up to 3 cm it is held."""
+    human = build_human()
+    default = Tube()
+    tube = Tube(top=default.top + shift, bottom=default.bottom + shift)
+    result = solve(human.figure, tube_task(human, tube))
+    assert result.satisfied, str(result)
+
+
+def test_joint_limits_are_not_binding_in_the_tube_pose() -> None:
+    """Every joint stays at least 10% of its range inside its limits."""
+    human = build_human()
+    result = solve(human.figure, tube_task(human))
+    for joint, value in zip(human.figure.joints, result.joint_values, strict=True):
+        margin = min(value - joint.lower, joint.upper - value) / (joint.upper - joint.lower)
+        assert margin >= 0.1, f"{joint.name} = {value:.3f} in [{joint.lower}, {joint.upper}]"
+
+
+def test_demo_runs_and_reports_every_constraint() -> None:
+    """``make demo`` (``python -m examples.tube``) exits 0 with a satisfied table."""
+    done = subprocess.run(
+        [sys.executable, "-m", "examples.tube"],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.endswith("yes")]
+    assert len(rows) == 6
+    assert "GOAL_REACHED" in done.stdout
 
 
 def _degrees(a: np.ndarray, b: np.ndarray) -> float:
