@@ -298,6 +298,11 @@ BOX_FACE_NORMAL = np.array([0.0, 1.0, 0.0])  # the face looks at the figure
 def reach_task(human: HumanFigure, from_waist: bool = True) -> list[Constraint]:
     """The right-hand reach of Figures 6-8 (position plus palm normal).
 
+    The paper's bodies there have 5 independent torso segments:
+    ``build_human(grouped_spine=False, vertebrae=5)`` gives 15 torso + 3
+    shoulder + 1 elbow + 3 wrist = 22 DOF on the chain from the waist (the
+    shoulder complex stays grouped here).
+
     Args:
         human: a figure from :func:`build_human`.
         from_waist: start the joint chain at the waist (Figures 7-8) rather
