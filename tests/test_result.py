@@ -75,21 +75,17 @@ def test_aim_residual_is_the_angle_off_the_target() -> None:
 
 
 def test_active_set_names_the_limits_holding_the_pose() -> None:
-    """A planar reach that needs the elbow bent the wrong way ends on the elbow's limit."""
+    """A planar reach below the arm needs both joints past their limits: both are active."""
     fig = Figure()
     fig.add_segment("upper")
-    fig.add_revolute("upper", (0, 0, 1), name="shoulder")
+    fig.add_revolute("upper", (0, 0, 1), -0.2, 0.2, name="shoulder")
     fig.add_segment("lower", parent="upper", translation=(0.6, 0.0, 0.0))
     fig.add_revolute("lower", (0, 0, 1), 0.0, 2.5, name="elbow")
     tip = EndEffector("lower", (0.5, 0, 0))
-    start = np.array([0.0, 1.0])
-    solver = Solver(fig, [Constraint(tip, PositionGoal((0.5, -0.6, 0.0)), name="r")])
-    result = solver.solve(initial=start)
-    # The elbow bends only one way, but the shoulder can swing the bent arm
-    # round: the goal is reachable, no limit needed.
-    assert result.satisfied
-    # Now a target beyond the reach: the arm straightens onto the elbow limit.
-    solver = Solver(fig, [Constraint(tip, PositionGoal((0.0, -3.0, 0.0)), name="r")])
-    result = solver.solve(initial=start)
+    solver = Solver(fig, [Constraint(tip, PositionGoal((0.3, -0.9, 0.0)), name="r")])
+    result = solver.solve(initial=np.array([0.1, 0.5]))
+    assert result.status == Status.KUHN_TUCKER
+    assert result.values()["shoulder"] == pytest.approx(-0.2, abs=1e-9)
     assert result.values()["elbow"] == pytest.approx(0.0, abs=1e-9)
+    assert any("shoulder" in entry for entry in result.active_set)
     assert any("elbow" in entry for entry in result.active_set)
