@@ -212,6 +212,8 @@ class Figure:
             The parameter names.
         """
         indices = [self.joint_index(j) for j in joints]
+        if not indices:
+            raise InvalidInputError(f"group {name!r} needs at least one joint")
         if len(set(indices)) != len(indices):
             raise InvalidInputError(f"group {name!r} lists a joint twice")
         for j in indices:
@@ -435,6 +437,10 @@ class Figure:
         """Zero coordinates moved into the feasible set, shape (n_coords,)."""
         from .linear import project_feasible
 
+        if not self._segments:
+            raise InvalidInputError("the figure has no segments; add segments and joints first")
+        if not self._joints:
+            return np.zeros(0)
         return project_feasible(self, np.zeros(len(self.coordinate_names)))
 
     def forward(self, coords: object = None) -> dict[str, np.ndarray]:

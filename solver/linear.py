@@ -140,11 +140,15 @@ def project(system: LinearSystem, v: np.ndarray, what: str = "the joint limits")
     lower, upper, general = _split_bounds(unit, len(v))
     crossed = np.flatnonzero(lower > upper + FEASIBILITY_TOLERANCE)
     if len(crossed):
-        raise InfeasibleError(
-            f"{what} admit no joint values: bounds cross on variable {crossed[0]}"
-        )
+        k = int(crossed[0])
+        rows = [
+            label
+            for label, a in zip(unit.labels, unit.A, strict=True)
+            if np.count_nonzero(a) == 1 and a[k] != 0.0
+        ]
+        raise InfeasibleError(f"{what} admit no joint values; conflicting: {', '.join(rows)}")
     x = np.clip(v, lower, upper)
-    box_correction = np.zeros_like(x)
+    box_correction = v - x  # Dykstra's correction for the box, so the result is nearest
     corrections = np.zeros((len(general), len(v)))
     for _ in range(5000):
         if unit.violation(x).max() <= FEASIBILITY_TOLERANCE * 0.1:

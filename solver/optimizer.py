@@ -120,15 +120,18 @@ def _gauss_newton_fits(e_old: Evaluation, sigma: np.ndarray, f_new: float, f_old
     """Whether the step's actual decrease matches the Gauss-Newton model's prediction.
 
     ``rho = (G_old - G_new) / -(g^T sigma + sigma^T J^T W J sigma)``; a good fit
-    (``rho >= REFRESH_RATIO``) means the sum of squares behaves like its
-    linearisation, where re-seeding ``H`` from Gauss-Newton beats a quasi-Newton
-    update.
+    (``rho >= REFRESH_RATIO``) together with a real decrease of at least 20 %
+    (Fletcher and Xu's test) means the sum of squares behaves like its
+    linearisation with a small residual, where re-seeding ``H`` from
+    Gauss-Newton beats a quasi-Newton update; otherwise BFGS/DFP learn the
+    curvature that the residual adds.
     """
     gn = getattr(e_old, "gauss_newton", None)
     if gn is None:
         return False
     predicted = -float(e_old.g @ sigma) - 0.5 * float(sigma @ (gn() @ sigma))
-    return predicted > 0.0 and (f_old - f_new) >= REFRESH_RATIO * predicted
+    decrease = f_old - f_new
+    return predicted > 0.0 and decrease >= REFRESH_RATIO * predicted and decrease >= 0.2 * f_old
 
 
 def minimize(
@@ -153,12 +156,10 @@ def minimize(
         callback: called as ``callback(y, G(y))`` at the start and every iterate.
         kt_tolerance: Step 2 treats ``H g`` as zero when
             ``g^T H g <= kt_tolerance * (1 + G)``.
-        refresh: Fletcher and Xu's hybrid rule for sums of squares: after an
-            iteration that reduces ``G`` by at least 20 %, re-seed ``H`` from
-            ``initial_hessian`` (projected by eq. 32) instead of updating it,
-            which keeps Gauss-Newton's fast convergence on reachable goals;
-            slower progress (unreachable goals, large residuals) falls back
-            to the BFGS/DFP updates (33)/(34).
+        refresh: re-seed ``H`` from ``initial_hessian`` (projected by eq. 32)
+            instead of a BFGS/DFP update after an iteration whose decrease matches
+            the Gauss-Newton model (see :func:`_gauss_newton_fits`): Gauss-Newton
+            speed on reachable goals, BFGS/DFP curvature where residuals remain.
         max_step: largest change of any variable in one iteration (a trust
             region on top of the Appendix's cap ``min(1, lambda)``).
     """
@@ -209,6 +210,13 @@ def minimize(
                 if value > beta:
                     beta_k, beta = k, value
         stationary = predicted <= kt_tolerance * (1.0 + e.f)
+        if stationary and not just_reset:
+            # Confirm with a fresh H: updates can leave H nearly singular in a
+            # direction where the projected gradient is not small.
+            fresh = fresh_hessian(e)
+            if float(e.g @ fresh @ e.g) > kt_tolerance * (1.0 + e.f):
+                h, just_reset = fresh, True
+                continue
         if stationary and beta_k < 0:
             status = Status.KUHN_TUCKER
             break
@@ -261,7 +269,7 @@ def minimize(
                 # Round-off stops the search; call it a Kuhn-Tucker point when the
                 # projected step predicts no meaningful decrease and no multiplier
                 # has the wrong sign.
-                near = predicted <= 1e3 * kt_tolerance * (1.0 + e.f)
+                near = predicted <= 1e3 * kt_tolerance * (1.0 + e.f)  # H is fresh here
                 status = Status.KUHN_TUCKER if near and beta_k < 0 else Status.NO_PROGRESS
                 break
             h, just_reset = fresh_hessian(e), True

@@ -154,6 +154,10 @@ class Solver:
                 every iteration.
         """
         clock = time.perf_counter()
+        if not self.figure.segments:
+            raise InvalidInputError("the figure has no segments; add segments and joints first")
+        if self.last is not None and len(self.last) != len(self.figure.coordinate_names):
+            self.last = None  # the figure gained or lost joints since the last solve
         if initial is None:
             start = self.last if self.last is not None else self.figure.neutral()
         else:
