@@ -13,7 +13,7 @@ PY := $(VENV)/bin/python
 VENV42 := .venv-bpy42
 PY42 := $(VENV42)/bin/python
 
-.PHONY: test test-main test-bpy42 demo bench lint format clean
+.PHONY: test test-main test-bpy42 demo tube bench bench-blender lint format clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,11 +37,19 @@ test-main: $(VENV)/.installed
 test-bpy42: $(VENV42)/.installed
 	$(PY42) -m pytest -q tests/blender
 
+# The main job: headless Blender bakes 120 frames of a human rig through the operators.
 demo: $(VENV)/.installed
+	$(PY) -m examples.blender_demo
+
+# The solver alone: the tube task of Zhao and Badler's Figure 3, no Blender involved.
+tube: $(VENV)/.installed
 	$(PY) -m examples.tube
 
 bench: $(VENV)/.installed
 	$(PY) -m bench
+
+bench-blender: $(VENV)/.installed
+	$(PY) -m bench.blender_bake
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

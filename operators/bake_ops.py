@@ -124,12 +124,12 @@ class BakeJob:
         return text, ok
 
 
-class REACH_OT_bake(bpy.types.Operator):  # noqa: N801 (Blender naming)
+class REACH_OT_bake(bpy.types.Operator):
     """Solve every frame of a range and key the solved channels (ESC cancels, writing nothing)"""
 
     bl_idname = "reach.bake"
     bl_label = "Bake Reach"
-    bl_options = {"REGISTER", "UNDO"}  # noqa: RUF012
+    bl_options = {"REGISTER", "UNDO"}
 
     use_scene_range: BoolProperty(name="Scene Range", default=True)
     frame_start: IntProperty(name="Start", default=1)
@@ -239,12 +239,12 @@ class REACH_OT_bake(bpy.types.Operator):  # noqa: N801 (Blender naming)
         return self._done(job)
 
 
-class REACH_OT_clear_keys(bpy.types.Operator):  # noqa: N801 (Blender naming)
+class REACH_OT_clear_keys(bpy.types.Operator):
     """Remove keys of the solved channels inside a frame range"""
 
     bl_idname = "reach.clear_keys"
     bl_label = "Clear Reach Keys"
-    bl_options = {"REGISTER", "UNDO"}  # noqa: RUF012
+    bl_options = {"REGISTER", "UNDO"}
 
     use_scene_range: BoolProperty(name="Scene Range", default=True)
     frame_start: IntProperty(name="Start", default=1)

@@ -59,12 +59,12 @@ class _ArmatureOperator(bpy.types.Operator):
         return common.armature_of(context) is not None
 
 
-class REACH_OT_constraint_add(_ArmatureOperator):  # noqa: N801 (Blender naming)
+class REACH_OT_constraint_add(_ArmatureOperator):
     """Add a constraint: active bone to the selected object (or to a new empty at its tail)"""
 
     bl_idname = "reach.constraint_add"
     bl_label = "Add Reach Constraint"
-    bl_options = {"REGISTER", "UNDO"}  # noqa: RUF012
+    bl_options = {"REGISTER", "UNDO"}
 
     goal_type: EnumProperty(name="Goal", items=GOAL_TYPES, default="POSITION")
     bone: StringProperty(name="Bone", description="Bone (default: the active bone)")
@@ -101,12 +101,12 @@ class REACH_OT_constraint_add(_ArmatureOperator):  # noqa: N801 (Blender naming)
         return {"FINISHED"}
 
 
-class REACH_OT_constraint_remove(_ArmatureOperator):  # noqa: N801 (Blender naming)
+class REACH_OT_constraint_remove(_ArmatureOperator):
     """Remove the active Reach constraint"""
 
     bl_idname = "reach.constraint_remove"
     bl_label = "Remove Reach Constraint"
-    bl_options = {"REGISTER", "UNDO"}  # noqa: RUF012
+    bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         settings = common.armature_of(context).reach_ik
@@ -121,12 +121,12 @@ class REACH_OT_constraint_remove(_ArmatureOperator):  # noqa: N801 (Blender nami
         return {"FINISHED"}
 
 
-class REACH_OT_constraint_move(_ArmatureOperator):  # noqa: N801 (Blender naming)
+class REACH_OT_constraint_move(_ArmatureOperator):
     """Move the active Reach constraint up or down the list"""
 
     bl_idname = "reach.constraint_move"
     bl_label = "Move Reach Constraint"
-    bl_options = {"REGISTER", "UNDO"}  # noqa: RUF012
+    bl_options = {"REGISTER", "UNDO"}
 
     direction: EnumProperty(items=(("UP", "Up", ""), ("DOWN", "Down", "")), default="UP")
 
@@ -143,12 +143,12 @@ class REACH_OT_constraint_move(_ArmatureOperator):  # noqa: N801 (Blender naming
         return {"FINISHED"}
 
 
-class REACH_OT_pin(_ArmatureOperator):  # noqa: N801 (Blender naming)
+class REACH_OT_pin(_ArmatureOperator):
     """Hold a bone where it is now: a new empty at its tail and a position/orientation goal"""
 
     bl_idname = "reach.pin"
     bl_label = "Pin Bone"
-    bl_options = {"REGISTER", "UNDO"}  # noqa: RUF012
+    bl_options = {"REGISTER", "UNDO"}
 
     bone: StringProperty(name="Bone", description="Bone (default: the active bone)")
     orientation: BoolProperty(name="Orientation", description="Hold orientation too", default=True)
@@ -172,12 +172,12 @@ class REACH_OT_pin(_ArmatureOperator):  # noqa: N801 (Blender naming)
         return {"FINISHED"}
 
 
-class REACH_OT_convert_ik(_ArmatureOperator):  # noqa: N801 (Blender naming)
+class REACH_OT_convert_ik(_ArmatureOperator):
     """Turn the armature's built-in IK constraints into Reach constraints (and mute them)"""
 
     bl_idname = "reach.convert_ik"
     bl_label = "Convert Built-in IK"
-    bl_options = {"REGISTER", "UNDO"}  # noqa: RUF012
+    bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         obj = common.armature_of(context)

@@ -10,12 +10,12 @@ from . import common, keys
 from .rig import RigError, build_rig, solver_options
 
 
-class REACH_OT_solve(bpy.types.Operator):  # noqa: N801 (Blender naming)
+class REACH_OT_solve(bpy.types.Operator):
     """Solve all enabled Reach constraints of the active armature at the current frame"""
 
     bl_idname = "reach.solve"
     bl_label = "Solve"
-    bl_options = {"REGISTER", "UNDO"}  # noqa: RUF012
+    bl_options = {"REGISTER", "UNDO"}
 
     insert_keys: BoolProperty(
         name="Insert Keys",

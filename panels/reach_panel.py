@@ -10,7 +10,7 @@ def _armature(context: bpy.types.Context) -> bpy.types.Object | None:
     return obj if obj is not None and obj.type == "ARMATURE" else None
 
 
-class REACH_UL_constraints(bpy.types.UIList):  # noqa: N801 (Blender naming)
+class REACH_UL_constraints(bpy.types.UIList):
     """One row per Reach constraint: enabled, selected, name, goal type."""
 
     def draw_item(
@@ -42,7 +42,7 @@ class _ReachPanel(bpy.types.Panel):
         return _armature(context) is not None
 
 
-class REACH_PT_main(_ReachPanel):  # noqa: N801 (Blender naming)
+class REACH_PT_main(_ReachPanel):
     """Constraint list and the selected constraint's details."""
 
     bl_label = "Reach IK"
@@ -107,12 +107,12 @@ def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: objec
         box.prop(item, "chain_length")
 
 
-class REACH_PT_settings(_ReachPanel):  # noqa: N801 (Blender naming)
+class REACH_PT_settings(_ReachPanel):
     """Solver settings of the armature."""
 
     bl_label = "Solver"
     bl_parent_id = "REACH_PT_main"
-    bl_options = {"DEFAULT_CLOSED"}  # noqa: RUF012
+    bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context: bpy.types.Context) -> None:
         settings = _armature(context).reach_ik
@@ -124,7 +124,7 @@ class REACH_PT_settings(_ReachPanel):  # noqa: N801 (Blender naming)
         layout.prop(settings, "use_root_translation")
 
 
-class REACH_PT_bone(_ReachPanel):  # noqa: N801 (Blender naming)
+class REACH_PT_bone(_ReachPanel):
     """Rigidity of the active bone."""
 
     bl_label = "Active Bone Rigidity"
@@ -150,7 +150,7 @@ class REACH_PT_bone(_ReachPanel):  # noqa: N801 (Blender naming)
             col.prop(pb, "ik_stiffness_z", text="Z")
 
 
-class REACH_PT_result(_ReachPanel):  # noqa: N801 (Blender naming)
+class REACH_PT_result(_ReachPanel):
     """Outcome of the last solve or bake."""
 
     bl_label = "Last Solve"
