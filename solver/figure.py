@@ -16,7 +16,6 @@ joint values, the paper's 17-vertebra spine driven by 3 parameters).
 """
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -31,56 +30,7 @@ from ._checks import (
 )
 from .errors import InvalidInputError, UnknownNameError
 from .kinematics import Kinematics
-
-REVOLUTE = 0
-PRISMATIC = 1
-
-
-@dataclass
-class Segment:
-    """A rigid body of the figure; its origin is the pivot of its joints."""
-
-    name: str
-    parent: int  # index of the parent segment, -1 for a root
-    translation: np.ndarray  # (3,) rest offset in the parent frame, scene units
-    rotation: np.ndarray  # (3, 3) rest rotation relative to the parent frame
-    joints: list[int] = field(default_factory=list)
-
-
-@dataclass
-class Joint:
-    """A 1-DOF joint: revolute (radians) or prismatic (scene units)."""
-
-    name: str
-    segment: int
-    kind: int  # REVOLUTE or PRISMATIC
-    axis: np.ndarray  # (3,) unit, segment-local
-    lower: float
-    upper: float
-    rigidity: float
-    group: int = -1  # index of its joint group, -1 if free
-
-
-@dataclass
-class JointGroup:
-    """``q[joints] = matrix @ parameters`` (§12, Badler et al. 1993)."""
-
-    name: str
-    joints: list[int]
-    matrix: np.ndarray  # (len(joints), p)
-    lower: np.ndarray  # (p,)
-    upper: np.ndarray  # (p,)
-    rigidity: np.ndarray  # (p,)
-
-
-@dataclass(frozen=True)
-class LinearConstraint:
-    """``lower <= coefficients . q <= upper`` on joint values (equality if equal)."""
-
-    label: str
-    coefficients: dict[int, float]  # joint index -> coefficient
-    lower: float
-    upper: float
+from .structure import PRISMATIC, REVOLUTE, Joint, JointGroup, LinearConstraint, Segment
 
 
 class Figure:

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .structure import PRISMATIC, REVOLUTE
+
 if TYPE_CHECKING:
-    from .figure import Joint, Segment
+    from .structure import Joint, Segment
 
 
 @dataclass
@@ -63,8 +65,8 @@ class Kinematics:
         self.parents = [s.parent for s in segments]
         self.segment_joints = [tuple(s.joints) for s in segments]
         self.local_axes = np.array([j.axis for j in joints], dtype=float).reshape(-1, 3)
-        self.revolute = np.array([j.kind == 0 for j in joints], dtype=bool)
-        self.prismatic_list = [j.kind == 1 for j in joints]
+        self.revolute = np.array([j.kind == REVOLUTE for j in joints], dtype=bool)
+        self.prismatic_list = [j.kind == PRISMATIC for j in joints]
         self._skew = _skew(self.local_axes)
         self._skew2 = self._skew @ self._skew
         self.refresh_rest(segments)
