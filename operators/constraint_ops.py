@@ -7,7 +7,7 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 from mathutils import Matrix
 
-from . import common
+from . import common, rig
 from .properties import GOAL_TYPES
 
 
@@ -40,17 +40,6 @@ def _new_empty(context: bpy.types.Context, name: str, matrix: np.ndarray, size: 
     collection = context.active_object.users_collection
     (collection[0] if collection else context.scene.collection).objects.link(empty)
     return empty
-
-
-def _bone_world(obj: bpy.types.Object, name: str, at_tail: bool) -> np.ndarray:
-    """World matrix (4, 4) of a pose bone, unscaled, at its head or tail."""
-    bpy.context.view_layer.update()
-    pb = obj.pose.bones[name]
-    m = np.array(obj.matrix_world, dtype=float) @ np.array(pb.matrix, dtype=float)
-    if at_tail:
-        m[:3, 3] = (m @ np.array([0.0, pb.length, 0.0, 1.0]))[:3]
-    m[:3, :3] /= np.linalg.norm(m[:3, :3], axis=0)
-    return m
 
 
 class _ArmatureOperator(bpy.types.Operator):
@@ -87,7 +76,10 @@ class REACH_OT_constraint_add(_ArmatureOperator):
         created = target is None
         if created:
             size = 0.3 * obj.data.bones[bone].length
-            target = _new_empty(context, f"{bone}.target", _bone_world(obj, bone, True), size)
+            context.view_layer.update()  # pose matrices of the current frame
+            target = _new_empty(
+                context, f"{bone}.target", rig.bone_world_matrix(obj, bone, at_tail=True), size
+            )
         settings = obj.reach_ik
         item = settings.constraints.add()
         label = dict((k, n) for k, n, _d in GOAL_TYPES)[self.goal_type]
@@ -160,7 +152,10 @@ class REACH_OT_pin(_ArmatureOperator):
             self.report({"ERROR"}, f"Reach: no active bone (or bone '{bone}' not found)")
             return {"CANCELLED"}
         size = 0.3 * obj.data.bones[bone].length
-        empty = _new_empty(context, f"{bone}.pin", _bone_world(obj, bone, True), size)
+        context.view_layer.update()  # pose matrices of the current frame
+        empty = _new_empty(
+            context, f"{bone}.pin", rig.bone_world_matrix(obj, bone, at_tail=True), size
+        )
         settings = obj.reach_ik
         item = settings.constraints.add()
         item.name = _unique_name(settings, f"{bone} Pin")

@@ -320,3 +320,13 @@ def solver_options(settings: object) -> dict[str, object]:
         "max_iterations": settings.max_iterations,
         "initial_hessian": settings.method,
     }
+
+
+def bone_world_matrix(obj: object, name: str, at_tail: bool = False) -> np.ndarray:
+    """World matrix (4, 4) of a pose bone, unscaled, at its head or tail."""
+    pb = obj.pose.bones[name]
+    m = np.array(obj.matrix_world, dtype=float) @ np.array(pb.matrix, dtype=float)
+    if at_tail:
+        m[:3, 3] = (m @ np.array([0.0, pb.length, 0.0, 1.0]))[:3]
+    m[:3, :3] /= np.linalg.norm(m[:3, :3], axis=0)
+    return m
