@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .structure import PRISMATIC, REVOLUTE
+from .structure import REVOLUTE
 
 if TYPE_CHECKING:
     from .structure import Joint, Segment
@@ -66,7 +66,6 @@ class Kinematics:
         self.segment_joints = [tuple(s.joints) for s in segments]
         self.local_axes = np.array([j.axis for j in joints], dtype=float).reshape(-1, 3)
         self.revolute = np.array([j.kind == REVOLUTE for j in joints], dtype=bool)
-        self.prismatic_list = [j.kind == PRISMATIC for j in joints]
         self._skew = _skew(self.local_axes)
         self._skew2 = self._skew @ self._skew
         self.refresh_rest(segments)
@@ -79,8 +78,14 @@ class Kinematics:
 
     def refresh_rest(self, segments: Sequence[Segment]) -> None:
         """Re-read rest transforms after :meth:`Figure.set_rest`."""
-        self.rest_rotations = [s.rotation.copy() for s in segments]
-        self.rest_translations = [s.translation.copy() for s in segments]
+        self.rests = []
+        for segment in segments:
+            rest = np.eye(4)
+            rest[:3, :3] = segment.rotation
+            rest[:3, 3] = segment.translation
+            self.rests.append(rest)
+        # A child with an identity rest transform starts from its parent's frame as is.
+        self.identity_rest = [bool(np.array_equal(r, np.eye(4))) for r in self.rests]
 
     def joint_motions(self, q: np.ndarray) -> np.ndarray:
         """(n_joints, 3, 3) local rotations of all joints (identity for prismatic).
@@ -92,35 +97,38 @@ class Kinematics:
         c = (1.0 - np.cos(angle))[:, None, None]
         return np.eye(3) + s * self._skew + c * self._skew2
 
+    def joint_transforms(self, q: np.ndarray) -> np.ndarray:
+        """(n_joints, 4, 4) local motions: rotations, or translations ``axis * q``."""
+        motions = np.zeros((self.n_joints, 4, 4))
+        motions[:, :3, :3] = self.joint_motions(q)
+        motions[:, :3, 3] = np.where(self.revolute, 0.0, q)[:, None] * self.local_axes
+        motions[:, 3, 3] = 1.0
+        return motions
+
     def forward(self, q: np.ndarray) -> Frames:
-        """Forward kinematics for joint values ``q`` (n_joints,)."""
-        motions = self.joint_motions(q)
-        n_seg, n_j = self.n_segments, self.n_joints
-        rotations = np.empty((n_seg, 3, 3))
-        origins = np.empty((n_seg, 3))
-        before = np.empty((n_j, 3, 3))  # orientation just before each joint acts
-        pivots = np.empty((n_j, 3))
-        prismatic = self.prismatic_list
-        axes_local = self.local_axes
-        for s in range(n_seg):
-            p = self.parents[s]
+        """Forward kinematics for joint values ``q`` (n_joints,).
+
+        One 4x4 product per segment (its rest transform) and per joint; the
+        joint motions themselves are built for all joints at once.
+        """
+        motions = self.joint_transforms(q)
+        frames = np.empty((self.n_segments, 4, 4))
+        before = np.empty((self.n_joints, 4, 4))  # frame just before each joint acts
+        rests, identity, parents = self.rests, self.identity_rest, self.parents
+        for s, joints in enumerate(self.segment_joints):
+            p = parents[s]
             if p < 0:
-                rot = self.rest_rotations[s]
-                org = self.rest_translations[s]
+                t = rests[s]
+            elif identity[s]:
+                t = frames[p]
             else:
-                rot = rotations[p] @ self.rest_rotations[s]
-                org = origins[p] + rotations[p] @ self.rest_translations[s]
-            for j in self.segment_joints[s]:
-                before[j] = rot
-                pivots[j] = org
-                if prismatic[j]:
-                    org = org + rot @ (axes_local[j] * q[j])
-                else:
-                    rot = rot @ motions[j]
-            rotations[s] = rot
-            origins[s] = org
-        axes = np.einsum("jab,jb->ja", before, axes_local) if n_j else np.zeros((0, 3))
-        return Frames(rotations, origins, axes, pivots)
+                t = frames[p] @ rests[s]
+            for j in joints:
+                before[j] = t
+                t = t @ motions[j]
+            frames[s] = t
+        axes = np.einsum("jab,jb->ja", before[:, :3, :3], self.local_axes)
+        return Frames(frames[:, :3, :3], frames[:, :3, 3], axes, before[:, :3, 3])
 
     def point_columns(self, frames: Frames, point: np.ndarray, joints: np.ndarray) -> np.ndarray:
         """Jacobian columns (len(joints), 3) of a world point w.r.t. ``joints``."""
