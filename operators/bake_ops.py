@@ -131,6 +131,9 @@ class REACH_OT_bake(bpy.types.Operator):
     bl_label = "Bake Reach"
     bl_options = {"REGISTER", "UNDO"}
 
+    #: Seconds of solving per timer event in the modal bake (at least one frame each).
+    time_slice = 0.05
+
     use_scene_range: BoolProperty(name="Scene Range", default=True)
     frame_start: IntProperty(name="Start", default=1)
     frame_end: IntProperty(name="End", default=250)
@@ -225,8 +228,9 @@ class REACH_OT_bake(bpy.types.Operator):
             return {"CANCELLED"}
         if event.type != "TIMER":
             return {"PASS_THROUGH"}
-        deadline = time.perf_counter() + 0.05  # keep the UI responsive
+        deadline = time.perf_counter() + self.time_slice  # keep the UI responsive
         try:
+            job.step()
             while not job.done and time.perf_counter() < deadline:
                 job.step()
         except (RigError, solver.ReachError) as exc:

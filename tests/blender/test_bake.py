@@ -292,6 +292,7 @@ def _modal_operator(extension: ModuleType, obj: bpy.types.Object) -> tuple[objec
     fake = types.SimpleNamespace(
         use_scene_range=True, frame_start=1, frame_end=250, frame_step=1,
         only_selected=False, mode="REPLACE", reports=[], _job=None, _timer=None,
+        time_slice=0.0,  # one frame per timer event, however fast the machine
     )  # fmt: skip
     fake.report = lambda kind, text: fake.reports.append((kind, text))
     for name in ("_frames", "_start", "_fail", "_done", "_end_modal", "invoke", "modal"):
@@ -311,7 +312,7 @@ def test_modal_bake_steps_on_timer_and_cancels_on_esc(
     obj = make_chain()
     target = _animated_target()
     add_constraint(obj, "b2", target, "POSITION")
-    _scene_range(clean_scene, 1, FRAMES)  # one timer event solves for at most 50 ms
+    _scene_range(clean_scene, 1, FRAMES)
     clean_scene.frame_set(5)
     before = keys_of(obj), pose_of(obj)
     timer, esc = types.SimpleNamespace(type="TIMER"), types.SimpleNamespace(type="ESC")
