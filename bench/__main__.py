@@ -15,9 +15,9 @@ from pathlib import Path
 
 from bench import plots
 from bench.acceptance import REACH, chain_checks, solver_checks
-from bench.cases import CHAIN_DOFS, chain_cases, peers
+from bench.cases import CHAIN_DOFS, SOLVE_TIMEOUT, chain_cases, peers
 from bench.harness import run_case
-from bench.report import BenchRun, write_results
+from bench.report import BenchRun, write_readme_section, write_results
 from bench.tracking import FRAMES, run_tracking
 
 HERE = Path(__file__).resolve().parent
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         if only and case.name not in only:
             continue
         log(f"{case.name}: {case.spec.n} DOF, {'pose' if case.orientation else 'position'}")
-        chains.append(run_case(case, peer_defs, budget=args.budget, log=log))
+        chains.append(run_case(case, peer_defs, budget=args.budget, log=log, timeout=SOLVE_TIMEOUT))
 
     tasks = run_tasks(5 if args.quick else 20, only)
     tracks = (
@@ -134,21 +134,20 @@ def main(argv: list[str] | None = None) -> int:
     notes_path = HERE / "NOTES.md"
     given = sys.argv[1:] if argv is None else argv
     command = "python -m bench " + " ".join(given) if given else "make bench"
-    write_results(
-        BenchRun(
-            chains=chains,
-            tasks=tasks,
-            tracks=tracks,
-            checks=checks,
-            profiles=profiles,
-            started=started,
-            seconds=time.perf_counter() - clock,
-            command=command,
-            plots=pictures,
-            notes=notes_path.read_text() if notes_path.exists() else "",
-        ),
-        args.out / "RESULTS.md",
+    bench_run = BenchRun(
+        chains=chains,
+        tasks=tasks,
+        tracks=tracks,
+        checks=checks,
+        profiles=profiles,
+        started=started,
+        seconds=time.perf_counter() - clock,
+        command=command,
+        plots=pictures,
+        notes=notes_path.read_text() if notes_path.exists() else "",
     )
+    write_results(bench_run, args.out / "RESULTS.md")
+    write_readme_section(bench_run, args.out / "README_section.md")
     log(f"wrote {args.out / 'RESULTS.md'} in {(time.perf_counter() - clock) / 60:.1f} min")
     for c in checks:
         log(f"  [{c.status}] {c.target}: {c.measured}")

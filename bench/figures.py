@@ -40,12 +40,20 @@ def tip_effector(spec: ChainSpec, orientation: bool) -> solver.EndEffector:
     return solver.EndEffector(last, point=point)
 
 
+DEGREES_PER_UNIT = 50.0
+"""Eq. (8)'s d for orientation goals: one radian of error weighs about like the arm's
+reach (1.1 units). Scipy peers minimise the very same objective."""
+
+
 def tip_goal(position: np.ndarray, rotation: np.ndarray | None):
     """A position goal, or a position+orientation goal on the tip's X and Y directions."""
     if rotation is None:
         return solver.PositionGoal(np.asarray(position, dtype=float))
     return solver.PositionOrientationGoal(
-        np.asarray(position, dtype=float), x=rotation[:, 0], y=rotation[:, 1]
+        np.asarray(position, dtype=float),
+        x=rotation[:, 0],
+        y=rotation[:, 1],
+        degrees=DEGREES_PER_UNIT,
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bench.chains import ChainSpec, Targets, sample_targets
 from bench.metrics import Record, Summary, grade, summarize
@@ -85,8 +85,12 @@ def run_case(
     peers: list[PeerDef],
     budget: float = 25.0,
     log: Callable[[str], None] = print,
+    timeout: float = 5.0,
 ) -> CaseRun:
-    """Solve every target of ``case`` with every peer; ``budget`` seconds per peer."""
+    """Solve every target of ``case`` with every peer; ``budget`` seconds per peer.
+
+    A solve longer than ``timeout`` seconds is a failure ("timeout") whatever it returned.
+    """
     targets = case.targets()
     built, runs = [], []
     for peer in peers:
@@ -111,14 +115,18 @@ def run_case(
                 run.planned = len(run.records)
                 run.note = f"stopped after {run.spent:.0f} s budget at {run.planned} targets"
                 continue
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             try:
                 attempt = built[i].solve(position, rotation)
             except Exception as error:  # reported as a failed solve, never dropped
                 detail = "".join(traceback.format_exception_only(error)).strip()
                 attempt = Attempt(None, time.perf_counter() - start, error=detail)
+            cpu = time.process_time() - cpu
+            if attempt.error is None and attempt.seconds > timeout:
+                # Peers that cannot be interrupted get the same limit after the fact.
+                attempt = replace(attempt, error=f"timeout (took {attempt.seconds:.1f} s)")
             run.spent += time.perf_counter() - start
-            run.records.append(grade(case.spec, attempt, k, position, rotation))
+            run.records.append(grade(case.spec, attempt, k, position, rotation, cpu=cpu))
     for run in runs:
         if not run.unavailable:
             s = run.summary()

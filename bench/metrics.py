@@ -33,7 +33,8 @@ class Record:
     position-only cases; violation: radians beyond the worst-violated limit (0 = none);
     outcome: "solved", "missed", "limits", "timeout" or "error"; mismatch: scene units
     between the peer's own tip and the chain's forward kinematics of its angles (peers that
-    report a tip), a check that the peer models the same chain.
+    report a tip), a check that the peer models the same chain; cpu: process CPU seconds of
+    the solve call, which other load on the machine inflates less than wall time.
     """
 
     index: int
@@ -45,6 +46,7 @@ class Record:
     iterations: int | None = None
     mismatch: float | None = None
     detail: str = ""
+    cpu: float = math.nan
 
     @property
     def solved(self) -> bool:
@@ -60,6 +62,7 @@ def grade(
     rotation: np.ndarray | None,
     position_tolerance: float = POSITION_TOLERANCE,
     angle_tolerance: float = ANGLE_TOLERANCE,
+    cpu: float = math.nan,
 ) -> Record:
     """Grade ``attempt`` on target ``position`` (3,) [and ``rotation`` (3, 3) or None]."""
     if attempt.angles is None or attempt.error is not None:
@@ -73,6 +76,7 @@ def grade(
             outcome,
             attempt.iterations,
             detail=attempt.error or "no answer",
+            cpu=cpu,
         )
     angles = np.asarray(attempt.angles, dtype=float)
     fk_tip, fk_rotation = forward(spec, angles)
@@ -103,6 +107,7 @@ def grade(
         outcome,
         attempt.iterations,
         mismatch,
+        cpu=cpu,
     )
 
 
@@ -142,6 +147,7 @@ class Summary:
     p95_time_solved: float = math.nan
     median_time_all: float = math.nan
     p95_time_all: float = math.nan
+    median_cpu_all: float = math.nan
     median_position_error: float = math.nan
     p95_position_error: float = math.nan
     median_angle_error: float | None = None
@@ -179,6 +185,7 @@ def summarize(
     summary.p95_time_solved = _quantile(timed_solved, 0.95)
     summary.median_time_all = _quantile(timed, 0.5)
     summary.p95_time_all = _quantile(timed, 0.95)
+    summary.median_cpu_all = _quantile([r.cpu for r in records if math.isfinite(r.cpu)], 0.5)
     summary.median_position_error = _quantile([r.position_error for r in records], 0.5)
     summary.p95_position_error = _quantile([r.position_error for r in records], 0.95)
     angles = [r.angle_error for r in records if r.angle_error is not None]

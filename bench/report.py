@@ -97,14 +97,15 @@ def case_table(summaries: list[Summary], orientation: bool) -> list[str]:
     """One row per peer with every column of the protocol."""
     head = (
         "| peer | targets | solved | solve rate | median ms (solved) | p95 ms (solved) | "
-        "median ms (all) | p95 ms (all) | median residual | p95 residual | "
+        "median ms (all) | p95 ms (all) | median CPU ms (all) | median residual | "
+        "p95 residual | "
         + ("median angle (deg) | " if orientation else "")
         + "max limit excess (rad) | failures | note |"
     )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for s in summaries:
         if s.unavailable:
-            cols = 11 + orientation
+            cols = 12 + orientation
             lines.append(f"| {s.peer} | peer unavailable: {s.unavailable} |" + " |" * (cols - 1))
             continue
         row = [
@@ -116,6 +117,7 @@ def case_table(summaries: list[Summary], orientation: bool) -> list[str]:
             ms(s.p95_time_solved),
             ms(s.median_time_all),
             ms(s.p95_time_all),
+            ms(s.median_cpu_all),
             sci(s.median_position_error),
             sci(s.p95_position_error),
         ]
@@ -312,3 +314,32 @@ def write_results(run: BenchRun, path: Path) -> None:
         for title, text in run.profiles.items():
             out += [f"### {title}", "", "```", text.rstrip(), "```", ""]
     path.write_text("\n".join(out) + "\n")
+
+
+def write_readme_section(run: BenchRun, path: Path, image_prefix: str = "bench/") -> None:
+    """The README's "How it compares" section: headline table, checks summary, one plot."""
+    met = sum(c.status == "met" for c in run.checks)
+    missed = [c for c in run.checks if c.status == "MISSED"]
+    out = [
+        "## How it compares",
+        "",
+        "Every case is solved by every peer on the same targets in one run (`make bench`), "
+        "TRAC-IK style: random joint configurations within the limits give reachable "
+        "targets, each solved from the mid-range pose; solved = within 1e-5 scene units and "
+        "0.01 degrees, inside the joint limits. Cells: solve rate and median wall time per "
+        "solve (ms). Peers: Blender's own IK (Standard, iTaSC) through bpy, scipy.optimize "
+        "on Reach IK's own objective and gradient, and ikpy.",
+        "",
+        f"Machine: {machine_line()}; {run.started.astimezone().strftime('%Y-%m-%d')}.",
+        "",
+        *headline(run.chains, run.tasks),
+        "",
+        f"![Median solve time against DOF]({image_prefix}time_vs_dof.png)",
+        "",
+        f"Acceptance targets: {met} met, {len(missed)} missed, "
+        f"{sum(c.status == 'n/a' for c in run.checks)} not applicable. Full tables, "
+        f"tracking, per-iteration cost, profiles and the analysis of every miss: "
+        f"[{image_prefix}RESULTS.md]({image_prefix}RESULTS.md).",
+        "",
+    ]
+    path.write_text("\n".join(out))

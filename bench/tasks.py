@@ -14,7 +14,7 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -116,16 +116,17 @@ class ReachTask:
             max_iterations=MAX_ITERATIONS,
         )
         start_pose = figure.neutral()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         result = ik.solve(initial=start_pose)
-        seconds = time.perf_counter() - start
-        return grade_task(task, np.asarray(result.x), seconds, index, iterations=int(result.nit))
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        record = grade_task(task, np.asarray(result.x), seconds, index, iterations=int(result.nit))
+        return replace(record, cpu=cpu)
 
 
 class ScipyTask:
     """scipy.optimize on the task's own objective and bounds, from the neutral pose."""
 
-    def __init__(self, method: str, timeout: float = 10.0) -> None:
+    def __init__(self, method: str, timeout: float = 5.0) -> None:
         self.method = method
         self.name = f"scipy {method}"
         self.deadline = Deadline(timeout)
@@ -158,7 +159,7 @@ class ScipyTask:
                 raise StopIteration
 
         self.deadline.restart()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
@@ -175,25 +176,40 @@ class ScipyTask:
             return grade_task(
                 task, None, time.perf_counter() - start, index, detail=f"timeout ({timeout})"
             )
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         coords = problem.to_coordinates(result.x)
-        return grade_task(task, coords, seconds, index, iterations=int(getattr(result, "nit", 0)))
+        record = grade_task(task, coords, seconds, index, iterations=int(getattr(result, "nit", 0)))
+        return replace(record, cpu=cpu)
 
 
-def run_task_case(case: TaskCase, peers: list, log: Callable[[str], None] = print):
-    """Every sample with every peer, alternating the peer order sample by sample."""
+def run_task_case(
+    case: TaskCase, peers: list, budget: float = 25.0, log: Callable[[str], None] = print
+):
+    """Every sample with every peer, alternating the peer order sample by sample.
+
+    A peer that has spent ``budget`` seconds on the case stops there (reported).
+    """
     from bench.harness import PeerRun
 
     runs = [PeerRun(p.name, planned=case.count) for p in peers]
     for k in range(case.count):
         shift = k % len(peers)
         for i in list(range(len(peers)))[shift:] + list(range(len(peers)))[:shift]:
+            run = runs[i]
+            if len(run.records) >= run.planned:
+                continue
+            if run.spent > budget:
+                run.planned = len(run.records)
+                run.note = f"stopped after {run.spent:.0f} s budget at {run.planned} samples"
+                continue
+            started = time.perf_counter()
             try:
                 record = peers[i].solve(case.make(k), k)
             except Exception as error:  # a failed solve is reported, never dropped
                 detail = "".join(traceback.format_exception_only(error)).strip()
                 record = Record(k, math.nan, math.inf, math.inf, 0.0, "error", detail=detail)
-            runs[i].records.append(record)
+            run.spent += time.perf_counter() - started
+            run.records.append(record)
     for run in runs:
         s = run.summary()
         log(

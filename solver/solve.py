@@ -174,10 +174,11 @@ class Solver:
 
         outcome = self._minimize(problem, y0, wrapped)
         nit = outcome.nit
-        rng = np.random.default_rng(self.seed)
+        rng = np.random.default_rng(self.seed) if self.restarts else None
         for _ in range(self.restarts):
             if outcome.status == Status.GOAL_REACHED:
                 break
+            assert rng is not None
             y_try = project(problem.system, self._random_start(problem, rng, outcome.y))
             trial = self._minimize(problem, y_try, wrapped)
             nit += trial.nit

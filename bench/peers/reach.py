@@ -17,6 +17,9 @@ ANGLE_TOLERANCE = 0.01
 """Degrees: an orientation direction counts as reached within this angle."""
 MAX_ITERATIONS = 1000
 """Iteration budget shared by every iterative peer in the benchmark."""
+RESTARTS = 10
+"""Random restarts within the limits, used only when a solve ends at a local minimum that
+misses the goal (TRAC-IK's remedy; the other peers have no such option)."""
 
 
 class ReachModel:
@@ -37,6 +40,7 @@ class ReachModel:
             tolerance=POSITION_TOLERANCE,
             angle_tolerance=ANGLE_TOLERANCE,
             max_iterations=max_iterations,
+            restarts=RESTARTS,
         )
         names = list(self.figure.joint_names)
         self._order = np.array([names.index(j) for j in self.joints])
