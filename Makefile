@@ -45,8 +45,10 @@ demo: $(VENV)/.installed
 tube: $(VENV)/.installed
 	$(PY) -m examples.tube
 
+# One BLAS thread: the solvers' small matrices gain nothing from threads, and an
+# oversubscribed thread pool makes timings noisy. Applies to every peer alike.
 bench: $(VENV)/.installed
-	$(PY) -m bench
+	OPENBLAS_NUM_THREADS=1 $(PY) -m bench
 
 bench-blender: $(VENV)/.installed
 	$(PY) -m bench.blender_bake

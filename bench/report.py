@@ -51,7 +51,8 @@ def machine_line() -> str:
 
     return (
         f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}, "
-        f"Python {platform.python_version()}"
+        f"Python {platform.python_version()}, "
+        f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}"
     )
 
 
