@@ -77,15 +77,27 @@ class Kinematics:
             self.ancestors[s, list(segment.joints)] = True
 
     def refresh_rest(self, segments: Sequence[Segment]) -> None:
-        """Re-read rest transforms after :meth:`Figure.set_rest`."""
-        self.rests = []
-        for segment in segments:
-            rest = np.eye(4)
-            rest[:3, :3] = segment.rotation
-            rest[:3, 3] = segment.translation
-            self.rests.append(rest)
-        # A child with an identity rest transform starts from its parent's frame as is.
-        self.identity_rest = [bool(np.array_equal(r, np.eye(4))) for r in self.rests]
+        """Re-read rest transforms after :meth:`Figure.set_rest`.
+
+        Each segment's rest transform is folded into its first joint's motion,
+        so forward kinematics does one 4x4 product per joint. Joint axes and
+        pivots are then expressed in a *base* frame: the parent segment's frame
+        for a segment's first joint (axis and pivot moved through the rest
+        transform), the frame after the previous joint otherwise.
+        """
+        n_j = self.n_joints
+        self.rests = np.empty((self.n_segments, 4, 4))
+        for s, segment in enumerate(segments):
+            self.rests[s] = np.eye(4)
+            self.rests[s, :3, :3] = segment.rotation
+            self.rests[s, :3, 3] = segment.translation
+        self.first = np.array([js[0] for js in self.segment_joints if js], dtype=int)
+        self.first_segment = np.array([s for s, js in enumerate(self.segment_joints) if js], int)
+        self.base_axes = self.local_axes.copy()
+        self.base_pivots = np.zeros((n_j, 3))
+        rot = self.rests[self.first_segment, :3, :3]
+        self.base_axes[self.first] = np.einsum("kab,kb->ka", rot, self.local_axes[self.first])
+        self.base_pivots[self.first] = self.rests[self.first_segment, :3, 3]
 
     def joint_motions(self, q: np.ndarray) -> np.ndarray:
         """(n_joints, 3, 3) local rotations of all joints (identity for prismatic).
@@ -108,27 +120,31 @@ class Kinematics:
     def forward(self, q: np.ndarray) -> Frames:
         """Forward kinematics for joint values ``q`` (n_joints,).
 
-        One 4x4 product per segment (its rest transform) and per joint; the
-        joint motions themselves are built for all joints at once.
+        One 4x4 product per joint (rest transforms are folded into the first
+        joint of each segment) and per joint-less segment; the joint motions
+        themselves are built for all joints at once.
         """
         motions = self.joint_transforms(q)
+        if len(self.first):
+            motions[self.first] = self.rests[self.first_segment] @ motions[self.first]
         frames = np.empty((self.n_segments, 4, 4))
-        before = np.empty((self.n_joints, 4, 4))  # frame just before each joint acts
-        rests, identity, parents = self.rests, self.identity_rest, self.parents
+        base = np.empty((self.n_joints, 4, 4))  # frame each joint's axis is expressed in
+        world = np.eye(4)
+        rests, parents = self.rests, self.parents
         for s, joints in enumerate(self.segment_joints):
             p = parents[s]
-            if p < 0:
-                t = rests[s]
-            elif identity[s]:
-                t = frames[p]
-            else:
-                t = frames[p] @ rests[s]
+            t = world if p < 0 else frames[p]
+            if not joints:
+                frames[s] = t @ rests[s]
+                continue
             for j in joints:
-                before[j] = t
+                base[j] = t
                 t = t @ motions[j]
             frames[s] = t
-        axes = np.einsum("jab,jb->ja", before[:, :3, :3], self.local_axes)
-        return Frames(frames[:, :3, :3], frames[:, :3, 3], axes, before[:, :3, 3])
+        rot = base[:, :3, :3]
+        axes = np.einsum("jab,jb->ja", rot, self.base_axes)
+        pivots = base[:, :3, 3] + np.einsum("jab,jb->ja", rot, self.base_pivots)
+        return Frames(frames[:, :3, :3], frames[:, :3, 3], axes, pivots)
 
     def point_columns(self, frames: Frames, point: np.ndarray, joints: np.ndarray) -> np.ndarray:
         """Jacobian columns (len(joints), 3) of a world point w.r.t. ``joints``."""

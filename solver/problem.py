@@ -13,6 +13,7 @@ end-effector, whichever constraint's chain brought that joint in.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -88,6 +89,7 @@ class Evaluation:
     terms: list[TermValue]
     problem: Problem
     _reports: list[Report] | None = field(default=None, repr=False)
+    _gauss_newton: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def reports(self) -> list[Report]:
@@ -102,13 +104,12 @@ class Evaluation:
         return all(self.problem.satisfied(r) for r in self.reports)
 
     def gauss_newton(self) -> np.ndarray:
-        """``2 sum w_i J_i^T J_i`` (n, n): the Gauss-Newton curvature of G."""
-        n = len(self.y)
-        h = np.zeros((n, n))
-        for t in self.terms:
-            if t.weight > 0.0:
-                h += (2.0 * t.weight) * (t.jacobian.T @ t.jacobian)
-        return h
+        """``2 sum w_i J_i^T J_i`` (n, n): the Gauss-Newton curvature of G (cached)."""
+        if self._gauss_newton is None:
+            rows = [math.sqrt(2.0 * t.weight) * t.jacobian for t in self.terms if t.weight > 0.0]
+            stacked = np.vstack(rows) if rows else np.zeros((0, len(self.y)))
+            self._gauss_newton = stacked.T @ stacked
+        return self._gauss_newton
 
 
 class Problem:
