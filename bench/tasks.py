@@ -21,7 +21,7 @@ import numpy as np
 import solver
 from bench.metrics import ANGLE_TOLERANCE, LIMIT_SLACK, POSITION_TOLERANCE, Record
 from bench.peers.base import Deadline, SolveTimeoutError
-from bench.peers.reach import MAX_ITERATIONS
+from bench.peers.reach import MAX_ITERATIONS, RESTARTS
 
 Task = tuple[solver.Figure, list[solver.Constraint]]
 
@@ -114,6 +114,7 @@ class ReachTask:
             tolerance=POSITION_TOLERANCE,
             angle_tolerance=ANGLE_TOLERANCE,
             max_iterations=MAX_ITERATIONS,
+            restarts=RESTARTS,
         )
         start_pose = figure.neutral()
         start, cpu = time.perf_counter(), time.process_time()
