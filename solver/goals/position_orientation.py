@@ -76,8 +76,15 @@ class PositionOrientationGoal(Goal):
         return self._cached_blocks
 
     def _scales(self) -> dict[str, float]:
+        """``sqrt(w_o) c_d`` per aligned direction (hot path: read attributes once)."""
         so = math.sqrt(1.0 - self.position_weight)
-        return {p: so * c for p, c in (("x", self.cx), ("y", self.cy)) if p in self.directions}
+        values = self.__dict__
+        scales = {}
+        if values["x"] is not None:
+            scales["x"] = so * self.cx
+        if values["y"] is not None:
+            scales["y"] = so * self.cy
+        return scales
 
     def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
         sp = math.sqrt(self.position_weight)
