@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import statistics
 import time
+from pathlib import Path
 
 import numpy as np
 
 from examples.blender_demo import FRAMES, _isolate_blender_home, build_scene, install_extension
 
 RUNS = 3
+RESULTS = Path(__file__).resolve().parent / "BLENDER_RESULTS.md"
 
 
 def _tip_errors(rig: object) -> tuple[float, float]:
@@ -134,20 +136,28 @@ def main() -> None:
             con.mute = True
     blender_errors = _tip_errors(rig)
     reach_best, blender_best = max(reach_rates), max(blender_rates)
-    print(f"Blender {bpy.app.version_string}; demo rig: {dof} DOF, "
-          f"{len(rig.reach_ik.constraints)} constraints, {FRAMES} frames")  # fmt: skip
-    print(f"reach.bake:        best {reach_best:7.1f} frames/s, median "
-          f"{statistics.median(reach_rates):7.1f} (keys included; {RUNS} runs)")  # fmt: skip
-    print(f"reach.solve:       median {statistics.median(solve_ms):6.2f} ms, p95 "
-          f"{np.percentile(solve_ms, 95):6.2f} ms ({len(solve_ms)} solves)")  # fmt: skip
-    print(
+    lines = [
+        f"Blender {bpy.app.version_string}; demo rig: {dof} DOF, "
+        f"{len(rig.reach_ik.constraints)} constraints, {FRAMES} frames",
+        f"reach.bake:        best {reach_best:7.1f} frames/s, median "
+        f"{statistics.median(reach_rates):7.1f} (keys included; {RUNS} runs)",
+        f"reach.solve:       median {statistics.median(solve_ms):6.2f} ms, p95 "
+        f"{np.percentile(solve_ms, 95):6.2f} ms ({len(solve_ms)} solves)",
         f"nla.bake (IK):     best {blender_best:7.1f} frames/s, median "
-        f"{statistics.median(blender_rates):7.1f} (visual keying, built-in IK + Damped Track)"
+        f"{statistics.median(blender_rates):7.1f} (visual keying, built-in IK + Damped Track)",
+        f"ratio reach/Blender bake speed: {reach_best / blender_best:.2f}",
+        f"worst tip error / aim angle: Reach {reach_errors[0]:.2e} units, "
+        f"{reach_errors[1]:.3f} deg; Blender IK {blender_errors[0]:.2e} units, "
+        f"{blender_errors[1]:.3f} deg",
+    ]
+    print("\n".join(lines))
+    from bench.report import machine_line
+
+    RESULTS.write_text(
+        "# Blender bake benchmark (`make bench-blender`)\n\n"
+        f"Machine: {machine_line()}; {time.strftime('%Y-%m-%d')}.\n\n"
+        "```\n" + "\n".join(lines) + "\n```\n"
     )
-    print(f"ratio reach/Blender bake speed: {reach_best / blender_best:.2f}")
-    print(f"worst tip error / aim angle: Reach {reach_errors[0]:.2e} units, "
-          f"{reach_errors[1]:.3f} deg; Blender IK {blender_errors[0]:.2e} units, "
-          f"{blender_errors[1]:.3f} deg")  # fmt: skip
 
 
 if __name__ == "__main__":
