@@ -90,7 +90,7 @@ class Figure:
         if rotation is not None:
             segment.rotation = rotation_matrix(rotation, f"segment {name!r} rotation")
         if "kinematics" in self.__dict__:
-            self.kinematics.refresh_rest(self._segments)
+            self.kinematics.stale = True  # re-read once, at the next forward pass
 
     def add_revolute(
         self,

@@ -68,6 +68,8 @@ class Kinematics:
         self.revolute = np.array([j.kind == REVOLUTE for j in joints], dtype=bool)
         self._skew = _skew(self.local_axes)
         self._skew2 = self._skew @ self._skew
+        self._segments = segments  # the figure's own list: rest changes are re-read lazily
+        self.stale = False
         self.refresh_rest(segments)
         # ancestors[s, j]: joint j lies on the path from the root to segment s.
         self.ancestors = np.zeros((self.n_segments, self.n_joints), dtype=bool)
@@ -124,6 +126,9 @@ class Kinematics:
         joint of each segment) and per joint-less segment; the joint motions
         themselves are built for all joints at once.
         """
+        if self.stale:  # Figure.set_rest was called since the last pass
+            self.refresh_rest(self._segments)
+            self.stale = False
         motions = self.joint_transforms(q)
         if len(self.first):
             motions[self.first] = self.rests[self.first_segment] @ motions[self.first]

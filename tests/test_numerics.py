@@ -129,3 +129,21 @@ def test_cross_matches_numpy() -> None:
     rng = np.random.default_rng(3)
     a, b = rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
     assert np.allclose(cross(a, b), np.cross(a, b))
+
+
+def test_set_rest_is_seen_by_the_next_forward_pass() -> None:
+    """Rest changes are re-read lazily; forward kinematics must never use a stale rest."""
+    from solver import Figure
+
+    fig = Figure()
+    fig.add_segment("a")
+    fig.add_revolute("a", "z")
+    fig.add_segment("tip", "a", (1.0, 0.0, 0.0))
+    q = np.array([0.5])
+    before = fig.forward(q)["tip"][:3, 3]
+    quarter = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    fig.set_rest("a", rotation=quarter)
+    fig.set_rest("tip", translation=(2.0, 0.0, 0.0))
+    after = fig.forward(q)["tip"][:3, 3]
+    assert np.allclose(before, [np.cos(0.5), np.sin(0.5), 0.0])
+    assert np.allclose(after, 2.0 * np.array([np.cos(0.5 + np.pi / 2), np.sin(0.5 + np.pi / 2), 0]))
