@@ -42,6 +42,17 @@ def _new_empty(context: bpy.types.Context, name: str, matrix: np.ndarray, size: 
     return empty
 
 
+def _append(settings: object, name: str, bone: str, target: object, goal_type: str) -> object:
+    """A new constraint item, made the active one; returns it for further settings."""
+    item = settings.constraints.add()
+    item.name = _unique_name(settings, name)
+    item.bone = bone
+    item.goal_type = goal_type
+    item.target = target
+    settings.active_index = len(settings.constraints) - 1
+    return item
+
+
 class _ArmatureOperator(bpy.types.Operator):
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
@@ -81,13 +92,8 @@ class REACH_OT_constraint_add(_ArmatureOperator):
                 context, f"{bone}.target", rig.bone_world_matrix(obj, bone, at_tail=True), size
             )
         settings = obj.reach_ik
-        item = settings.constraints.add()
         label = dict((k, n) for k, n, _d in GOAL_TYPES)[self.goal_type]
-        item.name = _unique_name(settings, f"{bone} {label}")
-        item.bone = bone
-        item.goal_type = self.goal_type
-        item.target = target
-        settings.active_index = len(settings.constraints) - 1
+        item = _append(settings, f"{bone} {label}", bone, target, self.goal_type)
         extra = " (new empty at the bone's tail)" if created else ""
         self.report({"INFO"}, f"Reach: added '{item.name}' -> '{target.name}'{extra}")
         return {"FINISHED"}
@@ -157,12 +163,8 @@ class REACH_OT_pin(_ArmatureOperator):
             context, f"{bone}.pin", rig.bone_world_matrix(obj, bone, at_tail=True), size
         )
         settings = obj.reach_ik
-        item = settings.constraints.add()
-        item.name = _unique_name(settings, f"{bone} Pin")
-        item.bone = bone
-        item.goal_type = "POSITION_ORIENTATION" if self.orientation else "POSITION"
-        item.target = empty
-        settings.active_index = len(settings.constraints) - 1
+        goal_type = "POSITION_ORIENTATION" if self.orientation else "POSITION"
+        _append(settings, f"{bone} Pin", bone, empty, goal_type)
         self.report({"INFO"}, f"Reach: pinned '{bone}' at its current pose ('{empty.name}')")
         return {"FINISHED"}
 
