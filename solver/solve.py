@@ -151,7 +151,8 @@ class Solver:
                 A start outside the limits is moved to the nearest feasible
                 point first.
             callback: called as ``callback(coords, G)`` at the start and after
-                every iteration.
+                every iteration; with ``restarts`` each restart's run is reported
+                too, starting again from its own (higher) objective.
         """
         clock = time.perf_counter()
         if not self.figure.segments:

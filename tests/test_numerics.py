@@ -147,3 +147,12 @@ def test_set_rest_is_seen_by_the_next_forward_pass() -> None:
     after = fig.forward(q)["tip"][:3, 3]
     assert np.allclose(before, [np.cos(0.5), np.sin(0.5), 0.0])
     assert np.allclose(after, 2.0 * np.array([np.cos(0.5 + np.pi / 2), np.sin(0.5 + np.pi / 2), 0]))
+
+
+def test_parallel_orientation_directions_are_rejected() -> None:
+    from solver import InvalidInputError, OrientationGoal, PositionOrientationGoal
+
+    with pytest.raises(InvalidInputError, match="parallel"):
+        OrientationGoal(x=(1, 0, 0), y=(-2, 0, 0))
+    with pytest.raises(InvalidInputError, match="parallel"):
+        PositionOrientationGoal((0, 0, 0), x=(0, 1, 0), y=(0, 3, 0))

@@ -16,6 +16,16 @@ def degree_pair(degrees: float | Sequence[float], what: str) -> tuple[float, flo
     return commensurate_factor(values[0], what), commensurate_factor(values[1], what)
 
 
+def check_independent(goal: object, what: str) -> None:
+    """Reject x and y goal directions that are (anti)parallel: they fix no orientation.
+
+    Checked at construction only; retargeting sets x and y one after the other.
+    """
+    x, y = goal.x, goal.y
+    if x is not None and y is not None and abs(float(x @ y)) > 1.0 - 1e-9:
+        raise InvalidInputError(f"{what}: x and y are parallel; give two independent directions")
+
+
 def orientation_blocks(scales: dict[str, float]) -> Blocks:
     """Derivative blocks of the stacked residual ``[c_x (x_e - x_g); c_y (y_e - y_g)]``."""
     blocks: Blocks = []
@@ -54,6 +64,7 @@ class OrientationGoal(Goal):
             raise InvalidInputError("OrientationGoal needs at least one of x, y")
         self.x = x
         self.y = y
+        check_independent(self, "OrientationGoal")
         self.cx, self.cy = degree_pair(degrees, "OrientationGoal")
         self._set_carrier(carrier)
 

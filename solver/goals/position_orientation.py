@@ -7,7 +7,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from .base import Blocks, Goal, Report, Vec, Vector, angle_between
-from .orientation import degree_pair, orientation_blocks
+from .orientation import check_independent, degree_pair, orientation_blocks
 
 
 class PositionOrientationGoal(Goal):
@@ -44,6 +44,7 @@ class PositionOrientationGoal(Goal):
         self.point = point
         self.x = x
         self.y = y
+        check_independent(self, "PositionOrientationGoal")
         self.position_weight = w
         self.cx, self.cy = degree_pair(degrees, "PositionOrientationGoal")
         self._set_carrier(carrier)
