@@ -4,6 +4,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from .base import Blocks, Goal, Report, Vec, Vector, angle_between, commensurate_factor
+from .base import length as vector_length
 
 _MIN_DISTANCE = 1e-9
 
@@ -28,7 +29,7 @@ class AimGoal(Goal):
 
     def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
         d = g["point"] - e["point"]
-        length = max(float(np.linalg.norm(d)), _MIN_DISTANCE)
+        length = max(vector_length(d), _MIN_DISTANCE)
         u = d / length
         du = self.c * (np.eye(3) - np.outer(u, u)) / length  # d(c u)/dp
         res = self.c * (u - e["x"])
@@ -36,7 +37,7 @@ class AimGoal(Goal):
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
         d = g["point"] - e["point"]
-        length = float(np.linalg.norm(d))
+        length = vector_length(d)
         return Report(None, angle_between(d / max(length, _MIN_DISTANCE), e["x"]))
 
     def check_geometry(self, e: dict[str, Vec], g: dict[str, Vec], label: str) -> None:

@@ -116,7 +116,13 @@ class Goal:
 
 def angle_between(a: Vec, b: Vec) -> float:
     """Angle in degrees between unit vectors ``a`` and ``b`` (robust near 0 and 180)."""
-    return math.degrees(2.0 * math.atan2(np.linalg.norm(a - b), np.linalg.norm(a + b)))
+    d, m = a - b, a + b
+    return math.degrees(2.0 * math.atan2(math.sqrt(d @ d), math.sqrt(m @ m)))
+
+
+def length(v: Vec) -> float:
+    """Euclidean length of a (3,) vector (cheaper than ``np.linalg.norm`` on tiny arrays)."""
+    return math.sqrt(float(v @ v))
 
 
 def projector(n: Vec) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .base import Blocks, Goal, Report, Vec, Vector
+from .base import Blocks, Goal, Report, Vec, Vector, length
 
 _I = np.eye(3)
 
@@ -27,4 +27,4 @@ class PositionGoal(Goal):
         return e["point"] - g["point"], [("point", _I), ("goal.point", -_I)]
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
-        return Report(float(np.linalg.norm(e["point"] - g["point"])), None)
+        return Report(length(e["point"] - g["point"]), None)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InvalidInputError
-from .base import Blocks, Goal, Report, Vec, Vector, angle_between
+from .base import Blocks, Goal, Report, Vec, Vector, angle_between, length
 from .orientation import check_independent, degree_pair, orientation_blocks
 
 
@@ -94,7 +94,7 @@ class PositionOrientationGoal(Goal):
         return np.concatenate(pieces), self._blocks()
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
-        distance = float(np.linalg.norm(e["point"] - g["point"]))
+        distance = length(e["point"] - g["point"])
         angle = max(angle_between(e[p], g[p]) for p in self.directions)
         return Report(
             distance if self.position_weight > 0.0 else None,
