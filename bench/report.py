@@ -171,7 +171,11 @@ def iteration_table(runs: list[CaseRun]) -> list[str]:
         per_iteration = []
         for n in dofs:
             run = next(r for r in by_n[n].runs if r.name == peer)
-            values = [r.cpu / r.iterations for r in run.records if r.iterations and r.cpu > 0]
+            values = [
+                r.seconds / r.iterations
+                for r in run.records
+                if r.iterations and math.isfinite(r.seconds)
+            ]
             per_iteration.append(float(np.median(values)) if values else math.nan)
         good = [(n, v) for n, v in zip(dofs, per_iteration, strict=True) if math.isfinite(v)]
         if len(good) < 2:
@@ -271,12 +275,10 @@ def write_results(run: BenchRun, path: Path) -> None:
             "",
         ]
     out += [
-        "## Per-iteration cost against DOF (median CPU time per iteration, chain cases)",
+        "## Per-iteration cost against DOF (median seconds per iteration, chain cases)",
         "",
         "The paper's claim for the active-set BFGS is O(n^2) per iteration; the exponent is "
-        "the slope of log(CPU time per iteration) against log(n). Process CPU time of the "
-        "whole solve call divided by its iterations (so fixed per-solve costs are included); "
-        "CPU rather than wall time because the machine is shared.",
+        "the slope of log(time per iteration) against log(n).",
         "",
         *iteration_table(run.chains),
         "",
@@ -287,8 +289,7 @@ def write_results(run: BenchRun, path: Path) -> None:
         out += [
             f"### {case.name}",
             "",
-            case.description.rstrip(".")
-            + ". Blender's IK and ikpy cannot express this task (several "
+            case.description + ". Blender's IK and ikpy cannot express this task (several "
             "end-effectors with plane/line/aim goals in one solve): not expressible.",
             "",
             *case_table([r.summary() for r in peer_runs], True),
