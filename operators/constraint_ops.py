@@ -187,16 +187,13 @@ class REACH_OT_convert_ik(_ArmatureOperator):
                 if con.target is None:
                     skipped.append(f"{pb.name}/{con.name} (no target)")
                     continue
-                item = settings.constraints.add()
-                item.name = _unique_name(settings, f"{pb.name} {con.name}")
-                item.bone = pb.name
+                goal_type = "POSITION_ORIENTATION" if con.use_rotation else "POSITION"
+                item = _append(settings, f"{pb.name} {con.name}", pb.name, con.target, goal_type)
                 item.effector = "TAIL" if con.use_tail else "HEAD"
-                item.target = con.target
                 item.target_bone = con.subtarget if con.target.type == "ARMATURE" else ""
                 item.target_head_tail = 0.0 if item.target_bone else 1.0
                 item.weight = con.weight
                 if con.use_rotation:
-                    item.goal_type = "POSITION_ORIENTATION"
                     total = con.weight + con.orient_weight
                     item.position_weight = con.weight / total if total > 0.0 else 0.5
                 if con.chain_count > 0:
