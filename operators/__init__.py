@@ -1,7 +1,7 @@
 """Blender operators: read the scene, call the solver, write pose and keys.
 
-``rig`` (with ``rig_goals`` and ``rotations``) is the one bridge between Blender data and the
-solver; the operator modules only call it.
+The translation between Blender data and the solver lives in the ``bridge`` package;
+the operator modules only call it.
 """
 
 from __future__ import annotations

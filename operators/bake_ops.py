@@ -21,8 +21,9 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, IntProperty
 
 from .. import solver
-from . import common, keys
-from .rig import RigError, build_rig, solver_options
+from ..bridge import keys
+from ..bridge.rig import RigError, build_rig, solver_options
+from . import common
 
 BAKE_MODES = (
     ("REPLACE", "Replace", "Remove the solved channels' keys inside the range, then key"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bpy
 
-from .rig import Rig, rotation_data_path
+from ..bridge.rig import Rig, rotation_data_path
 
 
 def armature_of(context: bpy.types.Context) -> bpy.types.Object | None:

@@ -7,7 +7,8 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 from mathutils import Matrix
 
-from . import common, rig
+from ..bridge import rig
+from . import common
 from .properties import GOAL_TYPES
 
 

@@ -6,8 +6,9 @@ import bpy
 from bpy.props import BoolProperty
 
 from .. import solver
-from . import common, keys
-from .rig import RigError, build_rig, solver_options
+from ..bridge import keys
+from ..bridge.rig import RigError, build_rig, solver_options
+from . import common
 
 
 class REACH_OT_solve(bpy.types.Operator):
