@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import bpy
 
-from ..bridge.rig import Rig, rotation_data_path
+from .. import solver
+from ..bridge import results
+from ..bridge.channels import bone_path, builtin_ik_on, channel_value, solved_channels
+
+__all__ = [
+    "armature_of",
+    "bone_path",
+    "builtin_ik_on",
+    "channel_value",
+    "merge_residuals",
+    "residual_text",
+    "run_and_report",
+    "solved_channels",
+    "store_result",
+]
 
 
 def armature_of(context: bpy.types.Context) -> bpy.types.Object | None:
@@ -13,26 +29,21 @@ def armature_of(context: bpy.types.Context) -> bpy.types.Object | None:
     return obj if obj is not None and obj.type == "ARMATURE" else None
 
 
-def bone_path(name: str, prop: str) -> str:
-    """RNA path of a pose bone property, e.g. ``pose.bones["arm.L"].location``."""
-    return f'pose.bones["{bpy.utils.escape_identifier(name)}"].{prop}'
+def run_and_report(operator: bpy.types.Operator, obj: bpy.types.Object,
+                   action: Callable[[], object]) -> set[str]:  # fmt: skip
+    """Run a bridge action; keep its report for the panel and show it, or show its error.
 
-
-def solved_channels(rig: Rig) -> list[tuple[str, int, str]]:
-    """``(data_path, index, group)`` of every channel the rig's solve writes."""
-    out = []
-    for name, info in rig.solved.items():
-        pb = rig.obj.pose.bones[name]
-        rot_path = bone_path(name, rotation_data_path(pb))
-        out.extend((rot_path, k, name) for k in info.keyed_rotation)
-        out.extend((bone_path(name, "location"), axis, name) for axis, _ in info.location_joints)
-    return out
-
-
-def channel_value(rig: Rig, channels: dict, data_path: str, index: int, group: str) -> float:
-    """Value of one channel from :meth:`Rig.channels` output."""
-    rot, loc = channels[group]
-    return float(loc[index] if data_path.endswith(".location") else rot[index])
+    ``action`` returns a report with ``satisfied`` and ``text()``; a ``ReachError`` (every
+    ``RigError`` is one) becomes an error report and ``{'CANCELLED'}``.
+    """
+    try:
+        report = action()
+    except solver.ReachError as exc:
+        operator.report({"ERROR"}, f"Reach: {exc}")
+        return {"CANCELLED"}
+    results.store(obj, report)
+    operator.report({"INFO"} if report.satisfied else {"WARNING"}, report.text())
+    return {"FINISHED"}
 
 
 def store_result(settings: object, names: list[str], worst: dict, status: str, nit: int,
@@ -41,6 +52,7 @@ def store_result(settings: object, names: list[str], worst: dict, status: str, n
 
     ``worst`` maps constraint name -> (distance or None, angle or None, satisfied).
     """
+    results.forget(settings.id_data)  # the panel shows this newer result
     settings.has_result = True
     settings.status = status
     settings.iterations = nit
@@ -92,13 +104,3 @@ def _max(a: float | None, b: float | None) -> float | None:
     if b is None:
         return a
     return max(a, b)
-
-
-def builtin_ik_on(rig: Rig) -> list[bpy.types.Constraint]:
-    """Blender's own (unmuted) IK constraints on the rig's solved bones."""
-    out = []
-    for name in rig.solved:
-        for con in rig.obj.pose.bones[name].constraints:
-            if con.type == "IK" and not con.mute:
-                out.append(con)
-    return out
