@@ -12,9 +12,9 @@ from .constraint import Constraint
 from .errors import InvalidInputError
 from .figure import Figure
 from .linear import project
-from .optimizer import MESSAGES, Outcome, Status, minimize
+from .optimizer import Outcome, Status, minimize
 from .problem import Evaluation, Problem
-from .result import IKResult, Residual
+from .result import IKResult, Residual, stop_message
 
 HESSIANS = ("gauss-newton", "identity")
 
@@ -193,19 +193,21 @@ class Solver:
             for c, r in zip(problem.constraints, e.reports, strict=True)
         )
         status = outcome.status
+        active_set = tuple(problem.system.labels[i] for i in outcome.active)
+        unmet = tuple(r.name for r in residuals if not r.satisfied)
         return IKResult(
             x=coords,
             joint_values=self.figure.joint_values(coords),
             joint_names=self.figure.joint_names,
             status=status,
-            message=MESSAGES[status],
-            success=status in (Status.GOAL_REACHED, Status.KUHN_TUCKER),
-            satisfied=all(r.satisfied for r in residuals),
+            message=stop_message(status, unmet, active_set),
+            success=not unmet,
+            converged=status in (Status.GOAL_REACHED, Status.KUHN_TUCKER),
             fun=e.f,
             nit=nit,
             nfev=problem.nfev,
             residuals=residuals,
-            active_set=tuple(problem.system.labels[i] for i in outcome.active),
+            active_set=active_set,
             time=time.perf_counter() - clock,
         )
 

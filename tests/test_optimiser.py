@@ -151,7 +151,7 @@ def test_bound_becomes_active_with_positive_multiplier() -> None:
     result = solver.solve(callback=record)
     assert result.values()["a"] == pytest.approx(0.2, abs=1e-9)
     assert result.status in (Status.KUHN_TUCKER, Status.NO_PROGRESS)
-    assert not result.satisfied
+    assert not result.success
     projected, worst_sign, g = kt_residual(fig, solver.problem, result.x)
     assert projected <= 1e-4 * g + 1e-6
     assert worst_sign <= 0.0
@@ -203,7 +203,7 @@ def test_rigidity_one_locks_a_joint() -> None:
     result = solve(fig, [c])
     assert result.values()["a"] == 0.0
     assert result.values()["b"] == pytest.approx(np.pi / 2, abs=1e-4)
-    assert result.satisfied
+    assert result.success
 
 
 def test_fulfilled_task_does_not_move() -> None:
