@@ -14,7 +14,7 @@ from .measure import MeasuredResidual
 STATUS_REACHED = "All goals reached (measured on Blender's pose)"
 STATUS_LIMITED = "Closest reachable pose: joint limits / other goals stop it"
 STATUS_COMPROMISE = "Closest reachable pose: the chain cannot reach / other goals pull away"
-STATUS_ITERATIONS = "Stopped at the iteration limit before every goal was reached"
+STATUS_STOPPED = "Stopped at the iteration or time limit before every goal was reached"
 STATUS_BLENDER = "Blender moves the bones away from the solved pose"
 WEIGHT_ZERO = "Constraint weight is 0: ignored"
 
@@ -111,20 +111,20 @@ def outcome_text(outcome: ConstraintOutcome) -> str:
 
 
 def status_in_words(
-    measured_ok: bool, modelled_ok: bool, iteration_limit: bool, limits_active: bool
+    measured_ok: bool, modelled_ok: bool, stopped_early: bool, limits_active: bool
 ) -> str:
     """The status line from what was measured and why the solver stopped.
 
     Args:
         measured_ok: every constraint within tolerance on Blender's pose.
         modelled_ok: every constraint within tolerance in the solver's model.
-        iteration_limit: the solver stopped at its iteration limit.
+        stopped_early: the solver stopped at its iteration or time limit.
         limits_active: joint limits or linear constraints were active at the solution.
     """
     if measured_ok:
         return STATUS_REACHED
     if modelled_ok:
         return STATUS_BLENDER
-    if iteration_limit:
-        return STATUS_ITERATIONS
+    if stopped_early:
+        return STATUS_STOPPED
     return STATUS_LIMITED if limits_active else STATUS_COMPROMISE

@@ -10,16 +10,18 @@ its errors into reports; ``bpy`` is reached only through the objects passed in.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import solver
-from . import keys
-from .channels import builtin_ik_on, channel_value, solved_channels
+from . import bake, keys
+from .bake import BakeReport
 from .correction import Corrector
 from .diagnose import explain
 from .measure import MeasuredResidual, measure
+from .playback import builtin_ik
 from .report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
 from .rig import Rig, build_rig, solver_options
 
@@ -53,6 +55,7 @@ class RigSession:
     Args:
         obj: the armature object.
         settings: its Reach settings (``obj.reach_ik``).
+        scene: the scene (``context.scene``): current frame, frame changes of a bake.
         view_layer: the view layer Blender evaluates the pose in (``context.view_layer``).
         only_selected: use only constraints whose Select box is ticked.
 
@@ -61,15 +64,37 @@ class RigSession:
     """
 
     def __init__(
-        self, obj: object, settings: object, view_layer: object, only_selected: bool = False
+        self,
+        obj: object,
+        settings: object,
+        scene: object,
+        view_layer: object,
+        only_selected: bool = False,
     ) -> None:
         self.obj = obj
         self.settings = settings
+        self.scene = scene
         self.view_layer = view_layer
+        self.only_selected = only_selected
         self.rig: Rig = build_rig(obj, settings, only_selected)
         self.solver = solver.Solver(
             self.rig.figure, self.rig.constraints, **solver_options(settings)
         )
+
+    # ------------------------------------------------------------------ a frame range
+    def bake(
+        self,
+        frames: Sequence[int],
+        mode: str = "REPLACE",
+        progress: Callable[[int, int], None] | None = None,
+    ) -> BakeReport:
+        """Bake ``frames`` into keys on the solved channels (see :mod:`.bake`).
+
+        ``progress(done, total)`` is called after every frame. Any exception restores the
+        scene and is raised as :class:`.bake.BakeError`; nothing is written.
+        """
+        return bake.bake(self.obj, self.settings, frames, mode, progress, scene=self.scene,
+                         only_selected=self.only_selected)  # fmt: skip
 
     # ------------------------------------------------------------------ one frame
     def _evaluate(self, result: solver.IKResult) -> _Pass:
@@ -136,9 +161,10 @@ class RigSession:
     def _key(self, chosen: _Pass, frame: float | None) -> int:
         """Key the solved channels of ``chosen`` at ``frame``; return the number of keys."""
         rig = self.rig
-        at = float(frame if frame is not None else self.view_layer.depsgraph.scene.frame_current)
+        at = float(frame if frame is not None else self.scene.frame_current)
         data = {
-            key: ([at], [channel_value(rig, chosen.channels, *key)]) for key in solved_channels(rig)
+            key: ([at], [keys.channel_value(chosen.channels, *key)])
+            for key in keys.solved_channels(rig)
         }
         return keys.write_keys(self.obj, data, (at, at), "LAYER")
 
@@ -169,11 +195,11 @@ class RigSession:
         status = status_in_words(
             satisfied,
             all(r.satisfied for r in first.result.residuals),
-            result.status == solver.Status.MAX_ITERATIONS,
+            result.status in (solver.Status.MAX_ITERATIONS, solver.Status.TIME_LIMIT),
             bool(result.active_set),
         )
         notes = list(rig.notes)
-        ik = builtin_ik_on(rig)
+        ik = builtin_ik(rig)
         if ik:
             notes.append(f"{len(ik)} built-in IK constraint(s) still override these bones")
         return FrameReport(

@@ -1,4 +1,4 @@
-"""Helpers shared by the operators: result bookkeeping, channel lists, built-in IK muting."""
+"""Helpers shared by the operators: the active armature, result bookkeeping and text."""
 
 from __future__ import annotations
 
@@ -8,19 +8,6 @@ import bpy
 
 from .. import solver
 from ..bridge import results
-from ..bridge.channels import bone_path, builtin_ik_on, channel_value, solved_channels
-
-__all__ = [
-    "armature_of",
-    "bone_path",
-    "builtin_ik_on",
-    "channel_value",
-    "merge_residuals",
-    "residual_text",
-    "run_and_report",
-    "solved_channels",
-    "store_result",
-]
 
 
 def armature_of(context: bpy.types.Context) -> bpy.types.Object | None:
@@ -84,23 +71,3 @@ def residual_text(worst: dict) -> str:
         state = "satisfied" if ok else "UNREACHED"
         lines.append(f"  {name}: {', '.join(parts) or '-'} ({state})")
     return "\n".join(lines)
-
-
-def merge_residuals(worst: dict, residuals: tuple) -> None:
-    """Fold one solve's residuals into per-constraint worst values (for bakes)."""
-    for r in residuals:
-        old = worst.get(r.name)
-        if old is None:
-            worst[r.name] = (r.distance, r.angle, r.satisfied)
-            continue
-        distance = _max(old[0], r.distance)
-        angle = _max(old[1], r.angle)
-        worst[r.name] = (distance, angle, old[2] and r.satisfied)
-
-
-def _max(a: float | None, b: float | None) -> float | None:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return max(a, b)

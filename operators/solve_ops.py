@@ -31,7 +31,7 @@ class REACH_OT_solve(bpy.types.Operator):
         return common.run_and_report(
             self,
             obj,
-            lambda: RigSession(obj, obj.reach_ik, context.view_layer).solve_frame(
+            lambda: RigSession(obj, obj.reach_ik, context.scene, context.view_layer).solve_frame(
                 self.insert_keys, context.scene.frame_current
             ),
         )
