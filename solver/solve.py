@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .constraint import Constraint
+from ._checks import count, non_negative_number, positive_number
+from .constraint import Constraint, constraint_list
 from .errors import InvalidInputError
 from .figure import Figure
 from .linear import project
@@ -59,31 +59,18 @@ class Solver:
         seed: int = 0,
     ) -> None:
         if not isinstance(figure, Figure):
-            raise InvalidInputError("figure must be a solver.Figure")
-        constraints = list(constraints)
-        if not constraints:
-            raise InvalidInputError("the constraint list is empty; add at least one constraint")
-        for c in constraints:
-            if not isinstance(c, Constraint):
-                raise InvalidInputError(f"{c!r} is not a solver.Constraint")
-        for name, value in (("tolerance", tolerance), ("angle_tolerance", angle_tolerance)):
-            if not math.isfinite(value) or value <= 0.0:
-                raise InvalidInputError(f"{name} must be positive and finite, got {value}")
-        if int(max_iterations) < 0:
-            raise InvalidInputError("max_iterations must be >= 0")
-        if initial_hessian not in HESSIANS:
+            raise InvalidInputError(f"figure must be a solver.Figure, got {figure!r}")
+        if not isinstance(initial_hessian, str) or initial_hessian not in HESSIANS:
             raise InvalidInputError(f"initial_hessian must be one of {HESSIANS}")
         self.figure = figure
-        self.constraints = constraints
-        self.tolerance = float(tolerance)
-        self.angle_tolerance = float(angle_tolerance)
-        self.max_iterations = int(max_iterations)
+        self.constraints = constraint_list(constraints)
+        self.tolerance = positive_number(tolerance, "tolerance")
+        self.angle_tolerance = positive_number(angle_tolerance, "angle_tolerance")
+        self.max_iterations = count(max_iterations, "max_iterations")
         self.initial_hessian = initial_hessian
-        self.damping = float(damping)
-        if int(restarts) < 0:
-            raise InvalidInputError("restarts must be >= 0")
-        self.restarts = int(restarts)
-        self.seed = int(seed)
+        self.damping = non_negative_number(damping, "damping")
+        self.restarts = count(restarts, "restarts")
+        self.seed = count(seed, "seed")
         self.last: np.ndarray | None = None
         self._problem: Problem | None = None
         self._key: tuple = ()
@@ -162,7 +149,7 @@ class Solver:
         if initial is None:
             start = self.last if self.last is not None else self.figure.neutral()
         else:
-            start = self.figure._coords(initial)
+            start = self.figure._coords(initial, "initial")
         problem = self._assemble(start)
         y0 = project(problem.system, problem.from_coordinates(start), "the joint limits")
         problem.check_goals(y0)
