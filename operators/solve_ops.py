@@ -51,7 +51,7 @@ class REACH_OT_solve(bpy.types.Operator):
             n_keys = keys.write_keys(obj, data, (frame, frame), "LAYER")
         worst = {r.name: (r.distance, r.angle, r.satisfied) for r in result.residuals}
         names = [c.name for c in rig.constraints]
-        status = result.message if result.satisfied else f"Unreachable: {result.message}"
+        status = result.message if result.success else f"Unreachable: {result.message}"
         n_dof = len(rig.figure.coordinate_names)
         ok = common.store_result(settings, names, worst, status, result.nit, result.time, n_dof)
         summary = (

@@ -99,14 +99,14 @@ def test_retargeting_between_solves_is_honoured_and_warm_started() -> None:
     goal = PositionGoal((1.0, 1.0, 0.0))
     solver = Solver(fig, [reach(goal)])
     first = solver.solve()
-    assert first.satisfied
+    assert first.success
     problem = solver.problem
     goal.point = (0.5, 0.5, 1.0)
     starts: list[np.ndarray] = []
     second = solver.solve(callback=lambda x, f: starts.append(x))
     assert solver.problem is problem, "a retarget must not rebuild the problem"
     assert np.array_equal(starts[0], first.x), "not warm-started"
-    assert second.satisfied
+    assert second.success
     assert np.allclose(_tip(fig, second.x), (0.5, 0.5, 1.0), atol=1e-5)
 
 

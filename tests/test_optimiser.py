@@ -6,6 +6,8 @@ A KUHN_TUCKER stop is a Kuhn-Tucker point: the gradient lies in the span of
 the active constraints' normals, with inequality multipliers of the right sign.
 """
 
+import time
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -20,6 +22,7 @@ from solver import (
     Status,
     solve,
 )
+from solver.optimizer import HESSIANS, make_strategy, minimize
 from tests.solver_checks import (
     FigureCase,
     coordinate_gradient,
@@ -151,7 +154,7 @@ def test_bound_becomes_active_with_positive_multiplier() -> None:
     result = solver.solve(callback=record)
     assert result.values()["a"] == pytest.approx(0.2, abs=1e-9)
     assert result.status in (Status.KUHN_TUCKER, Status.NO_PROGRESS)
-    assert not result.satisfied
+    assert not result.success
     projected, worst_sign, g = kt_residual(fig, solver.problem, result.x)
     assert projected <= 1e-4 * g + 1e-6
     assert worst_sign <= 0.0
@@ -203,7 +206,7 @@ def test_rigidity_one_locks_a_joint() -> None:
     result = solve(fig, [c])
     assert result.values()["a"] == 0.0
     assert result.values()["b"] == pytest.approx(np.pi / 2, abs=1e-4)
-    assert result.satisfied
+    assert result.success
 
 
 def test_fulfilled_task_does_not_move() -> None:
@@ -214,3 +217,43 @@ def test_fulfilled_task_does_not_move() -> None:
     assert result.status == Status.GOAL_REACHED
     assert np.array_equal(result.x, fig.neutral())
     assert result.nit == 0
+
+
+# ------------------------------------------------------ strategies and deadline
+def test_deadline_in_the_past_stops_before_any_iteration() -> None:
+    """A deadline that has passed stops the run at once with TIME_LIMIT."""
+    fig = _planar_arm()
+    c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.3, 1.2, 0.0)), name="reach")
+    solver = Solver(fig, [c])
+    problem = solver.problem
+    y0 = problem.from_coordinates(fig.neutral())
+    outcome = minimize(
+        problem.evaluate, y0, problem.system, make_strategy("bfgs"), deadline=time.perf_counter()
+    )
+    assert outcome.status == Status.TIME_LIMIT
+    assert outcome.nit == 0 and outcome.nfev == 1
+    assert np.array_equal(outcome.y, y0)
+    free = minimize(problem.evaluate, y0, problem.system, make_strategy("bfgs"), deadline=None)
+    assert free.status == Status.GOAL_REACHED and free.nit > 0
+
+
+@pytest.mark.parametrize("hessian", HESSIANS)
+def test_both_strategies_reach_a_reachable_target(hessian: str) -> None:
+    fig = _planar_arm()
+    c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.3, 1.2, 0.0)), name="reach")
+    result = Solver(fig, [c], hessian=hessian).solve()
+    assert result.status == Status.GOAL_REACHED
+
+
+def test_bfgs_never_reseeds_and_hybrid_does() -> None:
+    """The paper's strategy keeps one H for the whole run; the hybrid rebuilds it."""
+    fig = _planar_arm()
+    c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.3, 1.2, 0.0)), name="reach")
+    problem = Solver(fig, [c]).problem
+    y0 = problem.from_coordinates(fig.neutral())
+    runs = {
+        name: minimize(problem.evaluate, y0, problem.system, make_strategy(name))
+        for name in HESSIANS
+    }
+    assert runs["bfgs"].reseeds == 0
+    assert runs["gauss-newton-hybrid"].reseeds > 0

@@ -154,7 +154,7 @@ def test_a_matrix_pose_goal_moves_the_effector_frame_onto_the_target() -> None:
     goal = PositionOrientationGoal.from_matrix(target, degrees=57.29577951308232)
     c = Constraint(EndEffector.from_matrix("hand", tool), goal)
     result = solve(fig, [c], initial=truth + 0.2)
-    assert result.satisfied, result.message
+    assert result.success, result.message
     reached = fig.forward(result.x)["hand"] @ tool
     assert np.allclose(reached, target, atol=1e-4)
     goal.set_target(fig.forward(truth - 0.1)["hand"] @ tool)
