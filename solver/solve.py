@@ -11,7 +11,7 @@ import numpy as np
 from .constraint import Constraint
 from .errors import InvalidInputError
 from .figure import Figure
-from .linear import project
+from .linear import LinearSystem, coordinate_system, project
 from .optimizer import HESSIANS, HessianStrategy, Outcome, Status, make_strategy, minimize
 from .problem import Problem
 from .result import IKResult, Residual, stop_message
@@ -94,6 +94,7 @@ class Solver:
         self.last: np.ndarray | None = None
         self._problem: Problem | None = None
         self._key: tuple = ()
+        self._rows: tuple[int, LinearSystem] | None = None
 
     @property
     def problem(self) -> Problem:
@@ -114,6 +115,16 @@ class Solver:
         else:
             self._problem.rebase(coords)
         return self._problem
+
+    def _feasible(self, coords: np.ndarray) -> np.ndarray:
+        """``coords`` (n_coords,) moved to the nearest point within every limit and row.
+
+        All coordinates, not only the solve's variables: locked (rigidity 1) and
+        out-of-chain joints keep their value through the solve, so it must be feasible.
+        """
+        if self._rows is None or self._rows[0] != self.figure.version:
+            self._rows = (self.figure.version, coordinate_system(self.figure))
+        return project(self._rows[1], coords, "the joint limits")
 
     def _minimize(
         self, problem: Problem, y0: np.ndarray, callback: object, deadline: float | None = None
@@ -161,6 +172,7 @@ class Solver:
             start = self.last if self.last is not None else self.figure.neutral()
         else:
             start = self.figure._coords(initial)
+        start = self._feasible(start)
         problem = self._assemble(start)
         y0 = project(problem.system, problem.from_coordinates(start), "the joint limits")
         problem.check_goals(y0)
