@@ -320,7 +320,7 @@ def solver_options(settings: object) -> dict[str, object]:
         "tolerance": settings.tolerance,
         "angle_tolerance": settings.angle_tolerance,
         "max_iterations": settings.max_iterations,
-        "initial_hessian": settings.method,
+        "hessian": settings.hessian,
     }
 
 

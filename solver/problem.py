@@ -103,11 +103,15 @@ class Evaluation:
         """Every constraint within the distance and angle tolerances."""
         return all(self.problem.satisfied(r) for r in self.reports)
 
+    def gauss_newton_factor(self) -> np.ndarray:
+        """``F`` (m, n): rows ``sqrt(2 w_i) J_i`` stacked, so ``F^T F`` = :meth:`gauss_newton`."""
+        rows = [math.sqrt(2.0 * t.weight) * t.jacobian for t in self.terms if t.weight > 0.0]
+        return np.vstack(rows) if rows else np.zeros((0, len(self.y)))
+
     def gauss_newton(self) -> np.ndarray:
         """``2 sum w_i J_i^T J_i`` (n, n): the Gauss-Newton curvature of G (cached)."""
         if self._gauss_newton is None:
-            rows = [math.sqrt(2.0 * t.weight) * t.jacobian for t in self.terms if t.weight > 0.0]
-            stacked = np.vstack(rows) if rows else np.zeros((0, len(self.y)))
+            stacked = self.gauss_newton_factor()
             self._gauss_newton = stacked.T @ stacked
         return self._gauss_newton
 
