@@ -1,7 +1,10 @@
 """Bake a frame range, and clear baked keys: thin operators over :mod:`..bridge.bake`.
 
-What a bake starts from, what it writes and what it restores on an error or on ESC is
-documented in :mod:`..bridge.bake` (and the README's "Baking" section).
+Start pose: the first frame is solved from the rest pose of the solved channels, each later
+frame from the previous frame's solution, so a bake writes the same keys however often it is
+run (current pose, earlier keys and save / reload make no difference). Any error, or ESC in
+the modal bake, restores keys, action, muted IK constraints, frame and pose: nothing is
+written. Details in :mod:`..bridge.bake` and the README's "Baking" section.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ BAKE_MODES = (
 
 
 class REACH_OT_bake(bpy.types.Operator):
-    """Solve every frame of a range and key the solved channels (ESC cancels, writing nothing)"""
+    """Key the solved channels over a frame range, solved from the rest pose (ESC: no change)"""
 
     bl_idname = "reach.bake"
     bl_label = "Bake Reach"
