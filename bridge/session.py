@@ -88,13 +88,15 @@ class RigSession:
         mode: str = "REPLACE",
         progress: Callable[[int, int], None] | None = None,
     ) -> BakeReport:
-        """Bake ``frames`` into keys on the solved channels (see :mod:`.bake`).
+        """Bake ``frames`` into keys on the solved channels (see :mod:`.bake`), residuals
+        measured on Blender's pose at every frame.
 
-        ``progress(done, total)`` is called after every frame. Any exception restores the
+        ``progress(done, total)`` is called after every step. Any exception restores the
         scene and is raised as :class:`.bake.BakeError`; nothing is written.
         """
         return bake.bake(self.obj, self.settings, frames, mode, progress, scene=self.scene,
-                         only_selected=self.only_selected)  # fmt: skip
+                         only_selected=self.only_selected,
+                         depsgraph=self.view_layer.depsgraph)  # fmt: skip
 
     # ------------------------------------------------------------------ one frame
     def _evaluate(self, result: solver.IKResult) -> _Pass:

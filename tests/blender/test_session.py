@@ -32,7 +32,8 @@ def test_solve_frame_and_bake(clean_scene: bpy.types.Scene, extension: ModuleTyp
     target.location = (1.0, -1.0, 2.0)
     target.keyframe_insert("location", frame=5)
     baked = session.bake([1, 2, 3, 4, 5])
-    assert baked.satisfied and baked.frames == (1, 2, 3, 4, 5) and baked.n_keys > 0
+    assert baked.satisfied and baked.measured and baked.frames == (1, 2, 3, 4, 5)
+    assert baked.n_keys > 0
     assert channel_set(obj)
 
 
