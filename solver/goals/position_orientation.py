@@ -6,18 +6,19 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InvalidInputError
-from .base import Blocks, Goal, Report, Vec, Vector, angle_between, length
-from .orientation import check_independent, degree_pair, orientation_blocks
+from .base import Blocks, Report, Vec, Vector, angle_between, length
+from .orientation import DirectionWeights, check_independent, degree_pair, orientation_blocks
 
 
-class PositionOrientationGoal(Goal):
+class PositionOrientationGoal(DirectionWeights):
     """Place the effector point at ``point`` and align its directions.
 
     Args:
         point: (3,) target point.
         x, y: (3,) goal directions; None suppresses one (at least one given).
         position_weight: w_p in [0, 1]; the orientation weight is w_o = 1 - w_p.
-        degrees: d of eq. (8), one value or a pair (d_x, d_y).
+        degrees: d of eq. (8), one value or a pair (d_x, d_y); None (the
+            default): one radian weighs like the figure's characteristic length.
         carrier: optional segment whose local frame the geometry is in.
     """
 
@@ -31,7 +32,7 @@ class PositionOrientationGoal(Goal):
         x: object = None,
         y: object = None,
         position_weight: float = 0.5,
-        degrees: float | Sequence[float] = 1.0,
+        degrees: float | Sequence[float] | None = None,
         carrier: str | None = None,
     ) -> None:
         if x is None and y is None:
@@ -46,7 +47,7 @@ class PositionOrientationGoal(Goal):
         self.y = y
         check_independent(self, "PositionOrientationGoal")
         self.position_weight = w
-        self.cx, self.cy = degree_pair(degrees, "PositionOrientationGoal")
+        self.factors = degree_pair(degrees, "PositionOrientationGoal")
         self._set_carrier(carrier)
 
     @property
