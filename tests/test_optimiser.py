@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from solver import (
     Constraint,
     EndEffector,
-    Figure,
     PositionGoal,
     Solver,
     Status,
@@ -30,6 +29,7 @@ from tests.solver_checks import (
     kt_residual,
     linear_system,
     max_violation,
+    planar_arm,
     random_effector,
     random_goal,
 )
@@ -135,19 +135,11 @@ def test_monotone_feasible_and_kuhn_tucker(kind: str, data) -> None:
 
 
 # ------------------------------------------------------ deterministic cases
-def _planar_arm(limits: tuple[float, float] = (-np.inf, np.inf)) -> Figure:
-    """Two unit links rotating about z; joint values ``a`` and ``b``."""
-    fig = Figure()
-    fig.add_segment("upper")
-    fig.add_revolute("upper", (0, 0, 1), *limits, name="a")
-    fig.add_segment("lower", parent="upper", translation=(1.0, 0.0, 0.0))
-    fig.add_revolute("lower", (0, 0, 1), name="b")
-    return fig
 
 
 def test_bound_becomes_active_with_positive_multiplier() -> None:
     """Target behind a joint limit: the limit is active and holds the arm back."""
-    fig = _planar_arm(limits=(-0.2, 0.2))
+    fig = planar_arm(limits=(-0.2, 0.2))
     c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.0, 2.0, 0.0)), name="reach")
     record = Recorder()
     solver = Solver(fig, [c])
@@ -163,7 +155,7 @@ def test_bound_becomes_active_with_positive_multiplier() -> None:
 
 def test_equality_couples_joints() -> None:
     """add_equality keeps ``a == b`` at every iterate."""
-    fig = _planar_arm()
+    fig = planar_arm()
     fig.add_equality({"a": 1.0, "b": -1.0}, 0.0)
     c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.3, 1.2, 0.0)), name="reach")
     record = Recorder()
@@ -181,7 +173,7 @@ def test_equality_couples_joints() -> None:
 
 def test_polygon_limit_holds_and_is_active() -> None:
     """A diamond |a| + |b| <= 0.5 stops a reach that needs more."""
-    fig = _planar_arm()
+    fig = planar_arm()
     for sa in (1.0, -1.0):
         for sb in (1.0, -1.0):
             fig.add_linear_constraint({"a": sa, "b": sb}, upper=0.5)
@@ -200,7 +192,7 @@ def test_polygon_limit_holds_and_is_active() -> None:
 
 def test_rigidity_one_locks_a_joint() -> None:
     """Rigidity 1 is a locked joint: it never moves, the others do the work."""
-    fig = _planar_arm()
+    fig = planar_arm()
     fig.set_rigidity("a", 1.0)
     c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((1.0, 1.0, 0.0)), name="reach")
     result = solve(fig, [c])
@@ -211,7 +203,7 @@ def test_rigidity_one_locks_a_joint() -> None:
 
 def test_fulfilled_task_does_not_move() -> None:
     """A start that already satisfies every goal is returned unchanged."""
-    fig = _planar_arm()
+    fig = planar_arm()
     c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((2.0, 0.0, 0.0)), name="reach")
     result = solve(fig, [c])
     assert result.status == Status.GOAL_REACHED
@@ -222,7 +214,7 @@ def test_fulfilled_task_does_not_move() -> None:
 # ------------------------------------------------------ strategies and deadline
 def test_deadline_in_the_past_stops_before_any_iteration() -> None:
     """A deadline that has passed stops the run at once with TIME_LIMIT."""
-    fig = _planar_arm()
+    fig = planar_arm()
     c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.3, 1.2, 0.0)), name="reach")
     solver = Solver(fig, [c])
     problem = solver.problem
@@ -239,7 +231,7 @@ def test_deadline_in_the_past_stops_before_any_iteration() -> None:
 
 @pytest.mark.parametrize("hessian", HESSIANS)
 def test_both_strategies_reach_a_reachable_target(hessian: str) -> None:
-    fig = _planar_arm()
+    fig = planar_arm()
     c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.3, 1.2, 0.0)), name="reach")
     result = Solver(fig, [c], hessian=hessian).solve()
     assert result.status == Status.GOAL_REACHED
@@ -247,7 +239,7 @@ def test_both_strategies_reach_a_reachable_target(hessian: str) -> None:
 
 def test_bfgs_never_reseeds_and_hybrid_does() -> None:
     """The paper's strategy keeps one H for the whole run; the hybrid rebuilds it."""
-    fig = _planar_arm()
+    fig = planar_arm()
     c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.3, 1.2, 0.0)), name="reach")
     problem = Solver(fig, [c]).problem
     y0 = problem.from_coordinates(fig.neutral())

@@ -1,12 +1,8 @@
 """Scale-free defaults: the same task in different units behaves the same."""
 
-import dataclasses
-
 import numpy as np
 import pytest
 
-from bench.chains import arm7, forward, sample_targets
-from bench.figures import build_figure
 from solver import (
     Constraint,
     EndEffector,
@@ -18,6 +14,7 @@ from solver import (
     Status,
 )
 from solver.scale import ScaledProblem, characteristic_length
+from tests import arm7
 from tests.solver_checks import central_difference
 
 
@@ -94,18 +91,14 @@ def test_scaled_objective_gradient_matches_finite_differences(scale: float) -> N
 
 def _arm_run(scale: float) -> tuple[list[bool], list[int]]:
     """Full-pose targets of a 7-DOF arm, solved from mid-range at ``scale`` x its size."""
-    spec = arm7()
-    spec = dataclasses.replace(spec, lengths=tuple(v * scale for v in spec.lengths))
-    fig, _ = build_figure(spec)
-    targets = sample_targets(spec, 24, seed=5)
-    tip = EndEffector(f"link{spec.n - 1}", (0, spec.lengths[-1], 0), x=(1, 0, 0), y=(0, 1, 0))
-    p0, r0 = forward(spec, spec.mid_range())
-    goal = PositionOrientationGoal(p0, x=r0[:, 0], y=r0[:, 1])
-    solver = Solver(fig, [Constraint(tip, goal)], restarts=0, max_iterations=200)
+    fig = arm7.arm(scale)
+    poses = arm7.targets(fig, 24, seed=5, scale=scale)
+    constraint = arm7.pose_constraint(poses[0], scale)
+    solver = Solver(fig, [constraint], restarts=0, max_iterations=200)
     successes, iterations = [], []
-    for position, rotation in zip(targets.positions, targets.rotations, strict=True):
-        goal.point, goal.x, goal.y = position, rotation[:, 0], rotation[:, 1]
-        result = solver.solve(initial=spec.mid_range())
+    for pose in poses:
+        arm7.retarget(constraint, pose)
+        result = solver.solve(initial=arm7.mid_range(fig))
         successes.append(result.success)
         iterations.append(result.nit)
     return successes, iterations

@@ -12,7 +12,7 @@ import numpy as np
 from ..linear import LinearSystem
 
 #: ``|P a|^2`` below which a unit row counts as dependent on the active rows.
-DEPENDENT = 1e-12
+DEPENDENT = 1e-8
 
 
 class ActiveSet:
@@ -44,7 +44,7 @@ class ActiveSet:
     def add(self, i: int) -> None:
         """Append row ``i``: bordered-inverse update of ``M``.
 
-        With ``u = A_q^T a``, ``w = M u`` and ``c = a^T a - u^T w = |P a|^2``::
+        With ``w = M A_q^T a`` and ``c = |P a|^2 = a^T a - a^T A_q w``::
 
             M' = [[M + w w^T / c, -w / c], [-w^T / c, 1 / c]]
 
@@ -53,9 +53,9 @@ class ActiveSet:
                 :data:`DEPENDENT`); callers check :meth:`is_dependent` first.
         """
         a = self.system.A[i]
-        u = self.N.T @ a
-        w = self.M @ u
-        c = float(a @ a) - float(u @ w)
+        w = self.M @ (self.N.T @ a)
+        r = a - self.N @ w  # P a; |P a|^2 = a^T a - u^T w without the cancellation
+        c = float(r @ r)
         if c < DEPENDENT:
             raise ValueError(f"row {i} depends on the active rows (|Pa|^2 = {c:.3g})")
         q = len(self.rows)

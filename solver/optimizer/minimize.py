@@ -10,8 +10,9 @@ Two departures from the Appendix's assumptions, both for degenerate limits:
 
 - a row on its bound that is (numerically) spanned by the active rows cannot
   enter the active set, but it still caps the step; when it blocks a step of
-  zero length the direction is projected off the row's residual ``P a`` so the
-  iterate slides along it instead of crossing it;
+  zero length the step is taken with ``H`` projected off the row's residual
+  ``P a`` by (32) (for that step only), so the iterate slides along the row
+  instead of crossing it;
 - passes that do not move the point (adding or dropping rows, zero-length
   steps) are not iterations; after more of them in a row than the rows and
   variables could need, the run stops with ``NO_PROGRESS`` (or
@@ -28,7 +29,7 @@ import numpy as np
 
 from ..line_search import powell_search
 from ..linear import FEASIBILITY_TOLERANCE, LinearSystem
-from .active_set import ActiveSet
+from .active_set import DEPENDENT, ActiveSet
 from .hessian import HessianStrategy, add_row, drop_row, quasi_newton_update
 from .outcome import Evaluation, Outcome, Status
 
@@ -156,9 +157,17 @@ def minimize(
         if nit >= max_iterations:
             break
         # Step 4: search direction, step cap, line search.
-        s = -hg
-        for r in blocked:
-            s = s - float(r @ s) * r
+        if blocked:
+            # Sliding along dependent rows: a temporary H projected off their
+            # residuals by (32) gives the quasi-Newton step on that face.
+            h_face = h
+            for r in blocked:
+                h_face = add_row(h_face, r) if h_face is not None else None
+            s = -(h_face @ e.g) if h_face is not None else -hg
+            for r in blocked:
+                s = s - float(r @ s) * r
+        else:
+            s = -hg
         s = active.project(s)  # guards against round-off drift out of the active rows
         slope = float(e.g @ s)
         if slope >= 0.0:
@@ -182,7 +191,7 @@ def minimize(
             # Already on row j (Step 5 with a zero step).
             stalls += 1
             r = active.residual(j)
-            if float(r @ r) < 1e-12:
+            if float(r @ r) < DEPENDENT:
                 # Spanned by the active rows: slide along it instead (see module doc).
                 for u in blocked:
                     r = r - float(u @ r) * u
