@@ -262,8 +262,9 @@ its analytic gradient, all three stopped by a callback at the graded tolerance w
 is subtracted (so no peer is timed doing the bench's checking) and otherwise by tight
 internal tolerances; **ikpy** `Chain.inverse_kinematics` (least_squares, `tol=1e-12`,
 orientation mode "all") on the chain's URDF; **Blender's Standard IK and iTaSC** through
-bpy on an equivalent bone chain, at their tightest settings (10000 / 1000 iterations,
-iTaSC precision 1e-6) — expressible on the procedural chains only.
+bpy on an equivalent bone chain (robots: bones at the URDF joint frames, IK limits clamped
+to Blender's [-pi, pi]), at their tightest settings (10000 / 1000 iterations, iTaSC
+precision 1e-6); bpy's float32 pose limits their accuracy to about 1e-7.
 
 Restarts: TRAC-IK and Reach IK restart by themselves ("own"). scipy and ikpy have no
 restarts, so the bench gives them TRAC-IK's: after the first try from the seed it restarts
