@@ -119,6 +119,9 @@ class Evaluation:
 class Problem:
     """An assembled problem: variables, objective, gradient and linear rows in ``y``.
 
+    Raises :class:`InvalidInputError` for a figure without joints (nothing to
+    solve) and when no constraint is enabled.
+
     Args:
         figure: the figure.
         constraints: all constraints; disabled ones are skipped.
@@ -141,6 +144,10 @@ class Problem:
         self.constraints = [c for c in constraints if c.enabled]
         if not self.constraints:
             raise InvalidInputError("there are no enabled constraints to solve")
+        if not figure.joints:
+            # Nothing can move: rather than return a "result" that is only the
+            # input, say so; a joint-less figure is a setup mistake.
+            raise InvalidInputError("the figure has no joints; add joints before solving")
         self.kinematics = figure.kinematics
         self.version = figure.version
         chains = np.zeros(len(figure.joints), dtype=bool)
