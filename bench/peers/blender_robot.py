@@ -62,31 +62,17 @@ class BlenderRobotIK(BlenderChainIK):
         self.frames = rest_frames(chain)
         super().__init__(bone_spec(chain), ik_solver, iterations, precision)
 
-    def _build_armature(self, spec: Any) -> Any:
-        """Armature of unconnected bones b0..b{n-1} whose rest matrices are the joint frames."""
+    def _add_bones(self, edit_bones: Any, spec: Any) -> None:
+        """Unconnected bones b0..b{n-1} whose rest matrices are the joint frames."""
         from mathutils import Matrix
 
-        bpy = self.bpy
-        data = bpy.data.armatures.new(f"{self.scene.name}-armature")
-        obj = bpy.data.objects.new(f"{self.scene.name}-armature", data)
-        self.scene.collection.objects.link(obj)
-        self.view_layer.objects.active = obj
-        with bpy.context.temp_override(
-            scene=self.scene, view_layer=self.view_layer, active_object=obj, object=obj
-        ):
-            bpy.ops.object.mode_set(mode="EDIT")
-            parent = None
-            for i, frame in enumerate(self.frames):
-                bone = data.edit_bones.new(f"b{i}")
-                bone.head = (0.0, 0.0, 0.0)
-                bone.tail = (0.0, BONE_LENGTH, 0.0)
-                bone.matrix = Matrix(frame.tolist())
-                if parent is not None:
-                    bone.parent = parent
-                    bone.use_connect = False
-                parent = bone
-            bpy.ops.object.mode_set(mode="OBJECT")
-        return obj
+        parent = None
+        for i, frame in enumerate(self.frames):
+            bone = edit_bones.new(f"b{i}")
+            bone.head, bone.tail = (0.0, 0.0, 0.0), (0.0, BONE_LENGTH, 0.0)
+            bone.matrix = Matrix(frame.tolist())
+            bone.parent = parent
+            parent = bone
 
     def tail_target(self, position: np.ndarray, rotation: np.ndarray) -> tuple:
         """The last bone's tail (3,) and rotation (3, 3) that put the tip at the target."""
