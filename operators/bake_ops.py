@@ -66,7 +66,8 @@ class REACH_OT_bake(bpy.types.Operator):
         obj = common.armature_of(context)
         try:
             return BakeJob(obj, obj.reach_ik, self._frames(context.scene), self.mode,
-                           scene=context.scene, only_selected=self.only_selected)  # fmt: skip
+                           scene=context.scene, only_selected=self.only_selected,
+                           depsgraph=context.evaluated_depsgraph_get())  # fmt: skip
         except BakeError as exc:
             self.report({"ERROR"}, str(exc))
             return None
@@ -98,7 +99,7 @@ class REACH_OT_bake(bpy.types.Operator):
         if job is None:
             return {"CANCELLED"}
         wm = context.window_manager
-        wm.progress_begin(0, len(job.frames))
+        wm.progress_begin(0, job.total)
         try:
             while not job.done:
                 job.step()
@@ -117,9 +118,10 @@ class REACH_OT_bake(bpy.types.Operator):
             return {"CANCELLED"}
         self._job = job
         wm = context.window_manager
-        wm.progress_begin(0, len(job.frames))
+        wm.progress_begin(0, job.total)
         self._timer = wm.event_timer_add(0.001, window=context.window)
         wm.modal_handler_add(self)
+        context.workspace.status_text_set(f"{job.progress_text()}; ESC cancels")
         return {"RUNNING_MODAL"}
 
     def _end_modal(self, context: bpy.types.Context) -> None:
@@ -129,6 +131,7 @@ class REACH_OT_bake(bpy.types.Operator):
         wm.event_timer_remove(self._timer)
         self._timer = None
         wm.progress_end()
+        context.workspace.status_text_set(None)
 
     def modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set[str]:
         job = self._job
@@ -146,6 +149,7 @@ class REACH_OT_bake(bpy.types.Operator):
                 job.step()
             context.window_manager.progress_update(job.index)
             if not job.done:
+                context.workspace.status_text_set(f"{job.progress_text()}; ESC cancels")
                 return {"RUNNING_MODAL"}
             self._end_modal(context)
             return self._done(job)

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .constraint import Constraint
+from ._checks import count, non_negative_number, positive_number
+from .constraint import Constraint, constraint_list
 from .errors import InvalidInputError
 from .figure import Figure
 from .linear import LinearSystem, coordinate_system, project
 from .optimizer import HESSIANS, HessianStrategy, Outcome, Status, make_strategy, minimize
 from .problem import Problem
 from .result import IKResult, Residual, stop_message
+from .scale import ScaledProblem, characteristic_length
+
+#: Default distance tolerance as a fraction of the characteristic length.
+RELATIVE_TOLERANCE = 1e-5
 
 
 class Solver:
@@ -29,7 +33,9 @@ class Solver:
     Args:
         figure: the figure.
         constraints: the constraints (at least one enabled).
-        tolerance: distance (scene units) within which a goal counts as reached.
+        tolerance: distance (scene units) within which a goal counts as reached;
+            None (the default) = ``1e-5 L`` with ``L`` the figure's
+            characteristic length (:func:`solver.scale.characteristic_length`).
         angle_tolerance: angle (degrees) within which a goal counts as reached.
         max_iterations: iteration limit per solve.
         hessian: strategy for the optimiser's inverse Hessian ``H``:
@@ -56,7 +62,7 @@ class Solver:
         self,
         figure: Figure,
         constraints: Sequence[Constraint],
-        tolerance: float = 1e-5,
+        tolerance: float | None = None,
         angle_tolerance: float = 0.01,
         max_iterations: int = 200,
         hessian: str = "gauss-newton-hybrid",
@@ -65,38 +71,24 @@ class Solver:
         seed: int = 0,
     ) -> None:
         if not isinstance(figure, Figure):
-            raise InvalidInputError("figure must be a solver.Figure")
-        constraints = list(constraints)
-        if not constraints:
-            raise InvalidInputError("the constraint list is empty; add at least one constraint")
-        for c in constraints:
-            if not isinstance(c, Constraint):
-                raise InvalidInputError(f"{c!r} is not a solver.Constraint")
-        for name, value in (("tolerance", tolerance), ("angle_tolerance", angle_tolerance)):
-            if not math.isfinite(value) or value <= 0.0:
-                raise InvalidInputError(f"{name} must be positive and finite, got {value}")
-        if int(max_iterations) < 0:
-            raise InvalidInputError("max_iterations must be >= 0")
-        if hessian not in HESSIANS:
+            raise InvalidInputError(f"figure must be a solver.Figure, got {figure!r}")
+        if not isinstance(hessian, str) or hessian not in HESSIANS:
             raise InvalidInputError(f"hessian must be one of {HESSIANS}, got {hessian!r}")
-        if not isinstance(damping, (int, float)) or not math.isfinite(damping) or damping < 0.0:
-            raise InvalidInputError(f"damping must be a finite number >= 0, got {damping!r}")
         self.figure = figure
-        self.constraints = constraints
-        self.tolerance = float(tolerance)
-        self.angle_tolerance = float(angle_tolerance)
-        self.max_iterations = int(max_iterations)
+        self.constraints = constraint_list(constraints)
+        self.tolerance = None if tolerance is None else positive_number(tolerance, "tolerance")
+        self.angle_tolerance = positive_number(angle_tolerance, "angle_tolerance")
+        self.max_iterations = count(max_iterations, "max_iterations")
         self.hessian = hessian
-        self.damping = float(damping)
+        self.damping = non_negative_number(damping, "damping")
         self._strategy: HessianStrategy = make_strategy(hessian, self.damping)
-        if int(restarts) < 0:
-            raise InvalidInputError("restarts must be >= 0")
-        self.restarts = int(restarts)
-        self.seed = int(seed)
+        self.restarts = count(restarts, "restarts")
+        self.seed = count(seed, "seed")
         self.last: np.ndarray | None = None
         self._problem: Problem | None = None
         self._key: tuple = ()
         self._rows: tuple[int, LinearSystem] | None = None
+        self.length = 1.0
 
     @property
     def problem(self) -> Problem:
@@ -110,12 +102,18 @@ class Solver:
     def _assemble(self, coords: np.ndarray) -> Problem:
         key = (self.figure.version, tuple(c.enabled for c in self.constraints))
         if self._problem is None or key != self._key:
-            self._problem = Problem(
-                self.figure, self.constraints, coords, self.tolerance, self.angle_tolerance
+            problem = Problem(self.figure, self.constraints, coords, 1.0, self.angle_tolerance)
+            self.length = characteristic_length(self.figure, self.constraints)
+            problem.tolerance = (
+                RELATIVE_TOLERANCE * self.length if self.tolerance is None else self.tolerance
             )
+            self._problem = problem
             self._key = key
         else:
             self._problem.rebase(coords)
+        for c in self.constraints:
+            for goal in c.goal.members():
+                goal.length = self.length
         return self._problem
 
     def _feasible(self, coords: np.ndarray) -> np.ndarray:
@@ -129,11 +127,15 @@ class Solver:
         return project(self._rows[1], coords, "the joint limits")
 
     def _minimize(
-        self, problem: Problem, y0: np.ndarray, callback: object, deadline: float | None = None
+        self,
+        problem: ScaledProblem,
+        z0: np.ndarray,
+        callback: object,
+        deadline: float | None = None,
     ) -> Outcome:
         return minimize(
             problem.evaluate,
-            y0,
+            z0,
             problem.system,
             self._strategy,
             self.max_iterations,
@@ -168,38 +170,43 @@ class Solver:
         clock = time.perf_counter()
         if not self.figure.segments:
             raise InvalidInputError("the figure has no segments; add segments and joints first")
+        if not self.figure.joints:
+            raise InvalidInputError("the figure has no joints; add joints before solving")
         if self.last is not None and len(self.last) != len(self.figure.coordinate_names):
             self.last = None  # the figure gained or lost joints since the last solve
         if initial is None:
             start = self.last if self.last is not None else self.figure.neutral()
         else:
-            start = self.figure._coords(initial)
+            start = self.figure._coords(initial, "initial")
         start = self._feasible(start)
         problem = self._assemble(start)
         y0 = project(problem.system, problem.from_coordinates(start), "the joint limits")
         problem.check_goals(y0)
         problem.nfev = 0
+        scaled = ScaledProblem(problem, self.length)
         wrapped = None
         if callback is not None:
 
-            def wrapped(y: np.ndarray, f: float) -> None:
-                callback(problem.to_coordinates(y), f)
+            def wrapped(z: np.ndarray, f: float) -> None:
+                callback(problem.to_coordinates(scaled.to_y(z)), f / scaled.inverse_square)
 
-        outcome = self._minimize(problem, y0, wrapped)
+        outcome = self._minimize(scaled, scaled.from_y(y0), wrapped)
         nit = outcome.nit
         rng = np.random.default_rng(self.seed) if self.restarts else None
         for _ in range(self.restarts):
             if outcome.status == Status.GOAL_REACHED:
                 break
             assert rng is not None
-            y_try = project(problem.system, self._random_start(problem, rng, outcome.y))
-            trial = self._minimize(problem, y_try, wrapped)
+            y_try = project(
+                problem.system, self._random_start(problem, rng, scaled.to_y(outcome.y))
+            )
+            trial = self._minimize(scaled, scaled.from_y(y_try), wrapped)
             nit += trial.nit
             if trial.evaluation.f < outcome.evaluation.f:
                 outcome = trial
-        coords = problem.to_coordinates(outcome.y)
+        coords = problem.to_coordinates(scaled.to_y(outcome.y))
         self.last = coords
-        e = outcome.evaluation
+        e = outcome.evaluation.raw
         residuals = tuple(
             Residual(c.name, r.distance, r.angle, problem.satisfied(r))
             for c, r in zip(problem.constraints, e.reports, strict=True)
