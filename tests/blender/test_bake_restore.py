@@ -8,6 +8,7 @@ keyframe properties), and the pose (un-keyed edits of keyed channels included).
 
 from __future__ import annotations
 
+import importlib
 import math
 import types
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ import numpy as np
 import pytest
 
 from tests.blender.bake_support import keyframes_of, modal_operator
+from tests.blender.conftest import load_empty_file
 from tests.blender.reach_scenes import activate, add_constraint, add_empty, fcurves, make_chain
 
 FRAMES = 30
@@ -248,3 +250,41 @@ def test_successful_bake_keeps_unbaked_pose_edits(clean_scene: bpy.types.Scene) 
     b1 = obj.pose.bones["b1"]
     assert np.array_equal(np.array(b1.scale), before["b1"][-3:])
     assert not np.allclose(np.array(b1.rotation_quaternion), before["b1"][3:7])  # baked
+
+
+def test_esc_after_the_keys_are_written_restores_everything(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """ESC while the bake measures the played-back frames (keys already written)."""
+    for keyed in (True, False):
+        load_empty_file()
+        obj, ik = _rig(keyed)
+        before = _snapshot(obj)
+        op, context = modal_operator(extension, obj)
+        assert op.invoke(context, None) == {"RUNNING_MODAL"}
+        for _ in range(FRAMES + 3):
+            assert op.modal(context, TIMER) == {"RUNNING_MODAL"}
+        assert op._job.n_keys > 0 and not ik.mute  # written, IK active: measuring playback
+        assert op.modal(context, ESC) == {"CANCELLED"}
+        _assert_unchanged(obj, before, ik)
+
+
+def test_failure_while_measuring_restores_everything(
+    clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    obj, ik = _rig()
+    before = _snapshot(obj)
+    bake = importlib.import_module(f"{extension.__name__}.bridge.bake")
+    calls = [0]
+    original = bake.measure
+
+    def measure(*args: object, **kwargs: object) -> object:
+        calls[0] += 1
+        if calls[0] == 4:
+            raise ReferenceError("StructRNA of type Object has been removed")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(bake, "measure", measure)
+    with pytest.raises(RuntimeError, match="frame 4, nothing written: ReferenceError"):
+        bpy.ops.reach.bake()
+    _assert_unchanged(obj, before, ik)
