@@ -16,10 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import solver
-from . import bake, keys
+from . import bake, items, keys
 from .bake import BakeReport
 from .correction import Corrector
 from .diagnose import explain
+from .items import Conversion
 from .measure import MeasuredResidual, measure
 from .playback import builtin_ik
 from .report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
@@ -80,6 +81,16 @@ class RigSession:
         self.solver = solver.Solver(
             self.rig.figure, self.rig.constraints, **solver_options(settings)
         )
+
+    # ------------------------------------------------------------------ editing
+    @staticmethod
+    def convert_builtin_ik(obj: object) -> Conversion:
+        """Turn ``obj``'s built-in IK constraints into Reach constraints (see :mod:`.items`).
+
+        A static method: an armature with only built-in IK has no Reach constraint yet, so
+        no session can be built for it before the conversion.
+        """
+        return items.convert_builtin_ik(obj)
 
     # ------------------------------------------------------------------ a frame range
     def bake(
