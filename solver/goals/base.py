@@ -24,8 +24,14 @@ Vec = np.ndarray  # (3,)
 Blocks = list[tuple[str, np.ndarray]]
 
 
-def commensurate_factor(degrees: float, what: str) -> float:
-    """``c_d = 360 / (2 pi d)`` of eq. (8): d degrees weigh like one length unit."""
+def commensurate_factor(degrees: float | None, what: str) -> float | None:
+    """``c_d = 360 / (2 pi d)`` of eq. (8): d degrees weigh like one length unit.
+
+    None (the default of every goal) leaves ``c_d`` to the solver: one radian
+    weighs like the figure's characteristic length (:attr:`Goal.length`).
+    """
+    if degrees is None:
+        return None
     d = positive_number(degrees, f"{what} degrees (per unit)")
     return 360.0 / (2.0 * math.pi * d)
 
@@ -89,6 +95,15 @@ class Goal:
     #: Which of geometry_parts are points (moved by translation); others are directions.
     point_parts: tuple[str, ...] = ("point",)
 
+    #: Characteristic length ``L`` of the figure (scene units), bound by the solver
+    #: before each solve; a goal built with ``degrees=None`` weighs one radian of
+    #: orientation error like ``L`` (``c_d = L``), so its weight follows the figure's size.
+    length: float = 1.0
+
+    def per_radian(self, factor: float | None) -> float:
+        """``c_d`` of eq. (8): ``factor`` if the goal was given degrees, else ``length``."""
+        return self.length if factor is None else factor
+
     @property
     def carrier(self) -> str | None:
         """Segment whose local frame the goal's geometry is in; None = world. Fixed."""
@@ -130,8 +145,42 @@ class Goal:
         res, _ = self.residual(e, g)
         return float(res @ res)
 
+    def clearly_missed(self, res: np.ndarray, tolerance: float, angle_tolerance: float) -> bool:
+        """Cheap test on the residual ``res`` (m,): True only if the goal is surely unmet.
+
+        The optimiser asks "is every goal met?" after every step; goals whose
+        residual bounds their report answer "no" from it, so the report (in
+        user units) is only built near the goal. False means "not sure".
+
+        Args:
+            res: the residual :meth:`residual` returned.
+            tolerance: distance tolerance, scene units.
+            angle_tolerance: angle tolerance, degrees.
+        """
+        return False
+
     def check_geometry(self, e: dict[str, Vec], g: dict[str, Vec], label: str) -> None:
         """Raise :class:`InvalidInputError` if the goal is undefined at ``e``, ``g``."""
+
+
+#: Slack of :meth:`Goal.clearly_missed` so rounding never calls a met goal missed.
+MISS_MARGIN = 1.0 + 1e-9
+
+
+def chord_squared(degrees: float) -> float:
+    """``|a - b|^2`` of unit vectors ``degrees`` apart: ``(2 sin(theta / 2))^2``, capped at 4."""
+    half = math.radians(min(max(degrees, 0.0), 180.0)) / 2.0
+    return 4.0 * math.sin(half) ** 2
+
+
+def parts_missed(res: np.ndarray, scales: list[float], limits: list[float | None]) -> bool:
+    """Whether any 3-row part ``k`` of ``res`` is ``scales[k] * (difference)`` with
+    ``|difference|^2`` above ``limits[k]`` (None: that part has no limit)."""
+    squares = (res * res).reshape(-1, 3).sum(axis=1)
+    for square, scale, limit in zip(squares, scales, limits, strict=True):
+        if limit is not None and scale > 0.0 and square > MISS_MARGIN * scale * scale * limit:
+            return True
+    return False
 
 
 def angle_between(a: Vec, b: Vec) -> float:

@@ -8,18 +8,28 @@ import numpy as np
 from .._checks import real_number
 from ..errors import InvalidInputError
 from ..rotations import pose_parts
-from .base import Blocks, Goal, Report, Vec, Vector, angle_between, length
-from .orientation import check_independent, degree_pair, orientation_blocks
+from .base import (
+    Blocks,
+    Report,
+    Vec,
+    Vector,
+    angle_between,
+    chord_squared,
+    length,
+    parts_missed,
+)
+from .orientation import DirectionWeights, check_independent, degree_pair, orientation_blocks
 
 
-class PositionOrientationGoal(Goal):
+class PositionOrientationGoal(DirectionWeights):
     """Place the effector point at ``point`` and align its directions.
 
     Args:
         point: (3,) target point.
         x, y: (3,) goal directions; None suppresses one (at least one given).
         position_weight: w_p in [0, 1]; the orientation weight is w_o = 1 - w_p.
-        degrees: d of eq. (8), one value or a pair (d_x, d_y).
+        degrees: d of eq. (8), one value or a pair (d_x, d_y); None (the
+            default): one radian weighs like the figure's characteristic length.
         carrier: optional segment whose local frame the geometry is in.
     """
 
@@ -33,7 +43,7 @@ class PositionOrientationGoal(Goal):
         x: object = None,
         y: object = None,
         position_weight: float = 0.5,
-        degrees: float | Sequence[float] = 1.0,
+        degrees: float | Sequence[float] | None = None,
         carrier: str | None = None,
     ) -> None:
         if x is None and y is None:
@@ -43,7 +53,7 @@ class PositionOrientationGoal(Goal):
         self.x = x
         self.y = y
         check_independent(self, "PositionOrientationGoal")
-        self.cx, self.cy = degree_pair(degrees, "PositionOrientationGoal")
+        self.factors = degree_pair(degrees, "PositionOrientationGoal")
         self._set_carrier(carrier)
 
     @classmethod
@@ -51,7 +61,7 @@ class PositionOrientationGoal(Goal):
         cls,
         matrix: object,
         position_weight: float = 0.5,
-        degrees: float | Sequence[float] = 1.0,
+        degrees: float | Sequence[float] | None = None,
         carrier: str | None = None,
     ) -> "PositionOrientationGoal":
         """A full pose goal from a (4, 4) transform: point = translation, x/y = columns 0/1.
@@ -135,6 +145,13 @@ class PositionOrientationGoal(Goal):
         pieces = [sp * (e["point"] - g["point"])]
         pieces += [c * (e[p] - g[p]) for p, c in self._scales().items()]
         return np.concatenate(pieces), self._blocks()
+
+    def clearly_missed(self, res: np.ndarray, tolerance: float, angle_tolerance: float) -> bool:
+        w = self.position_weight
+        scales = [math.sqrt(w), *self._scales().values()]
+        chord = chord_squared(angle_tolerance) if w < 1.0 else None
+        limits = [tolerance * tolerance if w > 0.0 else None] + [chord] * (len(scales) - 1)
+        return parts_missed(res, scales, limits)
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
         distance = length(e["point"] - g["point"])
