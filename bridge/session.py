@@ -28,6 +28,8 @@ from .rig import Rig, build_rig, solver_options
 
 #: Correction passes at most after the first solve (each: solve, write, evaluate, measure).
 MAX_PASSES = 12
+#: Correction stops after this many passes in a row without a better measured pose.
+STALL_PASSES = 3
 
 
 @dataclass
@@ -153,7 +155,13 @@ class RigSession:
         iterations, seconds = first.result.nit, first.result.time
         depsgraph = self.view_layer.depsgraph
         corrector = Corrector()
-        while wrong and passes < MAX_PASSES and best.score(tol, angle_tol) > 0.0:
+        stalled = 0  # passes in a row that did not improve on the best
+        while (
+            wrong
+            and passes < MAX_PASSES
+            and stalled < STALL_PASSES
+            and best.score(tol, angle_tol) > 0.0
+        ):
             for i in wrong:
                 spec = rig.specs[i]
                 corrector.retarget(rig, spec, last.measured[i], last.frames[spec.bone], depsgraph)
@@ -163,11 +171,15 @@ class RigSession:
             iterations += last.result.nit
             seconds += last.result.time
             if last.score(tol, angle_tol) < best.score(tol, angle_tol):
-                best = last
+                best, stalled = last, 0
+            else:
+                stalled += 1
         rig.update_targets()  # the goals back on the true targets
-        if best is not last:  # a later pass made things worse: keep the best pose
+        if best is not last:  # later passes did worse: keep the best pose
             rig.write_pose(best.channels)
             self.view_layer.update()
+            rig.read_pose(solved_too=True)
+            rig.push_rest()
         n_keys = self._key(best, frame) if insert_keys else 0
         return self._report(first, best, wrong, passes, iterations, seconds, n_keys)
 

@@ -56,15 +56,17 @@ class Frames:
     moving: np.ndarray
 
 
+_NEXT = np.array([1, 2, 0])
+_PREV = np.array([2, 0, 1])
+
+
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cross product of (..., 3) arrays; cheaper than ``np.cross``."""
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    out[..., 0] = a1 * b2 - a2 * b1
-    out[..., 1] = a2 * b0 - a0 * b2
-    out[..., 2] = a0 * b1 - a1 * b0
-    return out
+    """Row-wise cross product of (..., 3) arrays; cheaper than ``np.cross`` on small arrays.
+
+    ``(a x b)_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}`` (indices mod 3), with the
+    shifted components gathered by ``take``.
+    """
+    return a.take(_NEXT, -1) * b.take(_PREV, -1) - a.take(_PREV, -1) * b.take(_NEXT, -1)
 
 
 def _skew(u: np.ndarray) -> np.ndarray:

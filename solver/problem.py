@@ -110,8 +110,16 @@ class Evaluation:
 
     @property
     def reached(self) -> bool:
-        """Every constraint within the distance and angle tolerances."""
-        return all(self.problem.satisfied(r) for r in self.reports)
+        """Every constraint within the distance and angle tolerances.
+
+        Asked after every step: a goal that its residual shows to be missed
+        answers without building reports (:meth:`Goal.clearly_missed`).
+        """
+        p = self.problem
+        for t in self.terms:
+            if t.goal.clearly_missed(t.residual, p.tolerance, p.angle_tolerance):
+                return False
+        return all(p.satisfied(r) for r in self.reports)
 
     def gauss_newton_factor(self) -> np.ndarray:
         """``F`` (m, n): rows ``sqrt(2 w_i) J_i`` stacked, so ``F^T F`` = :meth:`gauss_newton`."""
