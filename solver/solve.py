@@ -168,6 +168,8 @@ class Solver:
                 too, starting again from its own (higher) objective.
         """
         clock = time.perf_counter()
+        if callback is not None and not callable(callback):
+            raise InvalidInputError(f"callback must be callable or None, got {callback!r}")
         if not self.figure.segments:
             raise InvalidInputError("the figure has no segments; add segments and joints first")
         if not self.figure.joints:
