@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-blender", action="store_true", help="leave out the bpy peers")
     parser.add_argument("--only", default="", help="comma-separated case names to run")
     parser.add_argument("--out", type=Path, default=HERE, help="folder for RESULTS.md and PNGs")
-    parser.add_argument("--budget", type=float, default=40.0, help="seconds per peer per case")
+    parser.add_argument("--budget", type=float, default=25.0, help="seconds per peer per case")
     parser.add_argument("--no-eval-speed", action="store_true", help="skip bench.eval_speed")
     parser.add_argument(
         "--rewrite", action="store_true", help="re-render the last saved run with NOTES.md"

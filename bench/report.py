@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.acceptance import Check
-from bench.cases import RESTART_BUDGET
+from bench.cases import RESTART_BUDGET, SOLVE_TIMEOUT
 from bench.harness import CaseRun, PeerRun
 from bench.metrics import ANGLE_TOLERANCE, LIMIT_SLACK, POSITION_TOLERANCE, Summary
 from bench.tasks import TaskCase
@@ -292,6 +292,11 @@ them from uniform random in-limit starts until a try is within tolerance (checke
 the timed region) or their summed solve time passes {RESTART_BUDGET:g} s ("bench").
 "solved, first try" is the single-start result; "solved", the time and residual columns
 are with those restarts. Blender's IK has no restart: single start only.
+
+Caps: slow peers get fewer targets (ikpy 50, 20 from 30 DOF, 10 at 100 DOF; scipy and
+Blender 30 at 100 DOF), every peer stops after a per-case time budget (shown as
+attempted/planned with the reason in the note column), and one solve over
+{SOLVE_TIMEOUT:g} s is a timeout.
 
 Chains: `iiwa7` (KUKA LBR iiwa 7 R800, 7 DOF) and `xarm6` (UFACTORY xArm 6, 6 DOF), read by
 bench/urdf.py from the URDF files that the `pybullet` wheel ships in `pybullet_data`;
