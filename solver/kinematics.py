@@ -166,11 +166,10 @@ class Kinematics:
         n_j = self.n_joints
         rest_r = np.broadcast_to(np.eye(3), (n_j, 3, 3)).copy()
         rest_t = np.zeros((n_j, 3))
-        self.first = np.array([js[0] for js in self.segment_joints if js], dtype=int)
-        self.first_segment = np.array([s for s, js in enumerate(self.segment_joints) if js], int)
-        for j, s in zip(self.first, self.first_segment, strict=True):
-            rest_r[j] = segments[s].rotation
-            rest_t[j] = segments[s].translation
+        for s, js in enumerate(self.segment_joints):
+            if js:  # the segment's first joint carries its rest transform
+                rest_r[js[0]] = segments[s].rotation
+                rest_t[js[0]] = segments[s].translation
         self._rest_r = rest_r
         self._rest_k = rest_r @ self._skew
         self._rest_k2 = rest_r @ self._skew2
@@ -182,16 +181,6 @@ class Kinematics:
             template[n_j + k, :3, :3] = segments[s].rotation
             template[n_j + k, :3, 3] = segments[s].translation
         self._template = template
-
-    def joint_motions(self, q: np.ndarray) -> np.ndarray:
-        """(n_joints, 3, 3) local rotations of all joints (identity for prismatic).
-
-        Rodrigues' formula, vectorised: ``R = I + sin(q) K + (1 - cos(q)) K^2``.
-        """
-        angle = np.where(self.revolute, q, 0.0)
-        s = np.sin(angle)[:, None, None]
-        c = (1.0 - np.cos(angle))[:, None, None]
-        return np.eye(3) + s * self._skew + c * self._skew2
 
     def forward(self, q: np.ndarray) -> Frames:
         """Forward kinematics for joint values ``q`` (n_joints,)."""
