@@ -17,7 +17,7 @@ from bpy.props import BoolProperty, EnumProperty, IntProperty
 from .. import solver
 from ..bridge import keys
 from ..bridge.bake import BakeError, BakeJob, BakeReport, describe
-from ..bridge.rig import RigError, build_rig
+from ..bridge.rig import build_rig
 from . import common
 
 BAKE_MODES = (
@@ -68,8 +68,8 @@ class REACH_OT_bake(bpy.types.Operator):
             return BakeJob(obj, obj.reach_ik, self._frames(context.scene), self.mode,
                            scene=context.scene, only_selected=self.only_selected,
                            depsgraph=context.evaluated_depsgraph_get())  # fmt: skip
-        except BakeError as exc:
-            self.report({"ERROR"}, str(exc))
+        except Exception as exc:  # the job restored what it touched; no traceback for the user
+            self.report({"ERROR"}, describe(exc))
             return None
 
     def _fail(self, job: BakeJob, exc: Exception) -> set[str]:
@@ -184,7 +184,7 @@ class REACH_OT_clear_keys(bpy.types.Operator):
         )
         try:
             rig = build_rig(obj, obj.reach_ik, self.only_selected)
-        except (RigError, solver.ReachError) as exc:
+        except solver.ReachError as exc:  # RigError is one
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
         channels = [(path, index) for path, index, _group in keys.solved_channels(rig)]

@@ -277,3 +277,17 @@ def test_failure_while_measuring_restores_everything(
     with pytest.raises(RuntimeError, match="frame 4, nothing written: ReferenceError"):
         bpy.ops.reach.bake()
     _assert_unchanged(obj, before, ik)
+
+
+def test_failure_before_the_bake_starts_is_reported_without_traceback(
+    clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    obj, ik = _rig()
+    before = _snapshot(obj)
+    bake = importlib.import_module(f"{extension.__name__}.bridge.bake")
+    capture = failing_on_call(bake.SceneState.capture, 1, KeyError("pose"))
+    monkeypatch.setattr(bake.SceneState, "capture", capture)
+    with pytest.raises(RuntimeError, match="KeyError") as raised:
+        bpy.ops.reach.bake()
+    assert "Traceback" not in str(raised.value)
+    _assert_unchanged(obj, before, ik)
