@@ -15,7 +15,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, IntProperty
 
 from .. import solver
-from ..bridge import keys
+from ..bridge import keys, results
 from ..bridge.bake import BakeError, BakeJob, BakeReport, describe
 from ..bridge.rig import build_rig
 from . import common
@@ -87,12 +87,7 @@ class REACH_OT_bake(bpy.types.Operator):
         return {"FINISHED"}
 
     def _store(self, obj: bpy.types.Object, report: BakeReport) -> None:
-        per_frame = report.solve_seconds / max(len(report.frames), 1)
-        settings = obj.reach_ik
-        ok = common.store_result(settings, list(report.constraints), report.worst, "",
-                                 report.iterations, per_frame, report.n_dof)  # fmt: skip
-        n = len(report.frames)
-        settings.status = f"Baked {n} frames" if ok else f"Baked {n} frames; some unreached"
+        results.store(obj, report)  # runtime only: never into the (overridable) ID data
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         job = self._start(context)
