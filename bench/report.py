@@ -277,8 +277,8 @@ reused and retargeted per solve; default orientation weight, tolerances, iterati
 restarts and time limit); **TRAC-IK** (pytracik {_version("pytracik")}, Speed mode,
 timeout {RESTART_BUDGET:g} s, epsilon 1e-5/sqrt(3) per twist component so its own stop implies
 the graded 1e-5 m); **scipy least_squares** (trf, with bounds; dogbox in tracking) on the
-residual vector whose squared norm is Reach IK's objective, and **scipy SLSQP / L-BFGS-B** on that objective and
-its analytic gradient, all three stopped by a callback at the graded tolerance whose time
+residual vector whose squared norm is Reach IK's objective, and **scipy SLSQP / L-BFGS-B**
+on that objective and its analytic gradient, all three stopped by a callback at the graded tolerance whose time
 is subtracted (so no peer is timed doing the bench's checking) and otherwise by tight
 internal tolerances; **ikpy** `Chain.inverse_kinematics` (least_squares, `tol=1e-12`,
 orientation mode "all") on the chain's URDF; **Blender's Standard IK and iTaSC** through
