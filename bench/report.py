@@ -285,6 +285,9 @@ otherwise by tight internal tolerances; **ikpy** `Chain.inverse_kinematics` (lea
 iTaSC** through bpy on an equivalent bone chain (robots: bones at the URDF joint frames, IK
 limits clamped to Blender's [-pi, pi]), at their tightest settings (10000 / 1000 iterations,
 iTaSC precision 1e-6); bpy's float32 pose limits their accuracy to about 1e-7.
+A second Reach IK row, **Reach IK, tolerance 1e-5**, is the same solver with `tolerance`
+set to the graded 1e-5 m (every other option default): Reach IK's default distance
+tolerance is 1e-5 of the chain's reach, looser than the grade on chains longer than 1 m.
 
 Restarts: TRAC-IK and Reach IK restart by themselves ("own"). scipy and ikpy have no
 restarts, so the bench gives them TRAC-IK's: after the first try from the seed it restarts
