@@ -21,35 +21,30 @@ def armature_of(context: bpy.types.Context) -> bpy.types.Object | None:
     return obj if obj is not None and obj.type == "ARMATURE" else None
 
 
-def run_and_report(operator: bpy.types.Operator, obj: bpy.types.Object,
-                   action: Callable[[], object]) -> set[str]:  # fmt: skip
-    """Run a bridge action; keep its report for the panel and show it, or show its error.
+def run(operator: bpy.types.Operator, action: Callable[[], object],
+        keep_for: bpy.types.Object | None = None) -> set[str]:  # fmt: skip
+    """Run a bridge action and turn its outcome or its error into the operator's report.
 
-    ``action`` returns a report with ``satisfied`` and ``text()``; a ``ReachError`` (every
-    ``RigError`` is one) becomes an error report and ``{'CANCELLED'}``.
+    ``action`` returns either a sentence (a list edit: reported as info) or a report with
+    ``satisfied`` and ``text()`` (a solve: kept for the panel as ``keep_for``'s last result,
+    reported as info when satisfied, else as a warning). ``NothingToDoError`` becomes a
+    warning, any other ``ReachError`` (every ``RigError`` is one) an error; both return
+    ``{'CANCELLED'}`` with nothing changed.
     """
     try:
-        report = action()
-    except solver.ReachError as exc:
-        operator.report({"ERROR"}, f"Reach: {exc}")
-        return {"CANCELLED"}
-    results.store(obj, report)
-    operator.report({"INFO"} if report.satisfied else {"WARNING"}, report.text())
-    return {"FINISHED"}
-
-
-def run_edit(operator: bpy.types.Operator, action: Callable[[], str]) -> set[str]:
-    """Run a list edit; report its sentence, a warning when there is nothing to do, or the
-    error (a ``ReachError``: nothing was changed)."""
-    try:
-        message = action()
+        outcome = action()
     except NothingToDoError as exc:
         operator.report({"WARNING"}, f"Reach: {exc}")
         return {"CANCELLED"}
     except solver.ReachError as exc:
         operator.report({"ERROR"}, f"Reach: {exc}")
         return {"CANCELLED"}
-    operator.report({"INFO"}, f"Reach: {message}")
+    if isinstance(outcome, str):
+        operator.report({"INFO"}, f"Reach: {outcome}")
+        return {"FINISHED"}
+    if keep_for is not None:
+        results.store(keep_for, outcome)
+    operator.report({"INFO"} if outcome.satisfied else {"WARNING"}, outcome.text())
     return {"FINISHED"}
 
 
