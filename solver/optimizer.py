@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 import numpy as np
 
@@ -52,8 +52,11 @@ class Evaluation(Protocol):
     def reached(self) -> bool: ...
 
 
+E = TypeVar("E", bound=Evaluation)  # the caller's evaluation type, handed back in Outcome
+
+
 @dataclass
-class Outcome:
+class Outcome(Generic[E]):
     """Result of :func:`minimize`.
 
     Attributes:
@@ -67,7 +70,7 @@ class Outcome:
     """
 
     y: np.ndarray
-    evaluation: Evaluation
+    evaluation: E
     status: Status
     nit: int
     active: list[int]
@@ -135,16 +138,16 @@ def _gauss_newton_fits(e_old: Evaluation, sigma: np.ndarray, f_new: float, f_old
 
 
 def minimize(
-    evaluate: Callable[[np.ndarray], Evaluation],
+    evaluate: Callable[[np.ndarray], E],
     y0: np.ndarray,
     system: LinearSystem,
-    initial_hessian: Callable[[Evaluation], np.ndarray],
+    initial_hessian: Callable[[E], np.ndarray],
     max_iterations: int = 200,
     callback: Callable[[np.ndarray, float], None] | None = None,
     kt_tolerance: float = 1e-14,
     refresh: bool = True,
     max_step: float = 0.5,
-) -> Outcome:
+) -> Outcome[E]:
     """Minimise ``G`` from the feasible point ``y0`` under the rows of ``system``.
 
     Args:
@@ -170,7 +173,7 @@ def minimize(
     active = _ActiveSet(system)
     a_rows, b = system.A, system.b
 
-    def fresh_hessian(at: Evaluation) -> np.ndarray:
+    def fresh_hessian(at: E) -> np.ndarray:
         h = initial_hessian(at)
         for i in active.rows:
             h = _add_row(h, a_rows[i]) if h is not None else None

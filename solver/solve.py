@@ -120,14 +120,11 @@ class Solver:
         mu = self.damping * mean + e.f if mean > 0.0 else 1.0
         return np.linalg.inv(gn + mu * np.eye(n))
 
-    def _minimize(self, problem: Problem, y0: np.ndarray, callback: object) -> Outcome:
+    def _minimize(
+        self, problem: Problem, y0: np.ndarray, callback: Callable[[np.ndarray, float], None] | None
+    ) -> Outcome[Evaluation]:
         return minimize(
-            problem.evaluate,
-            y0,
-            problem.system,
-            self._hessian,
-            self.max_iterations,
-            callback,  # type: ignore[arg-type]
+            problem.evaluate, y0, problem.system, self._hessian, self.max_iterations, callback
         )
 
     @staticmethod
@@ -167,11 +164,14 @@ class Solver:
         y0 = project(problem.system, problem.from_coordinates(start), "the joint limits")
         problem.check_goals(y0)
         problem.nfev = 0
-        wrapped = None
+        wrapped: Callable[[np.ndarray, float], None] | None = None
         if callback is not None:
+            user_callback = callback
 
-            def wrapped(y: np.ndarray, f: float) -> None:
-                callback(problem.to_coordinates(y), f)
+            def in_coordinates(y: np.ndarray, f: float) -> None:
+                user_callback(problem.to_coordinates(y), f)
+
+            wrapped = in_coordinates
 
         outcome = self._minimize(problem, y0, wrapped)
         nit = outcome.nit

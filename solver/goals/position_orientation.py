@@ -22,8 +22,8 @@ class PositionOrientationGoal(Goal):
     """
 
     point = Vector()
-    x = Vector(unit=True, optional=True)
-    y = Vector(unit=True, optional=True)
+    x: Vector = Vector(unit=True, optional=True)
+    y: Vector = Vector(unit=True, optional=True)
 
     def __init__(
         self,
@@ -44,7 +44,7 @@ class PositionOrientationGoal(Goal):
         self.point = point
         self.x = x
         self.y = y
-        check_independent(self, "PositionOrientationGoal")
+        check_independent(self.x, self.y, "PositionOrientationGoal")
         self.position_weight = w
         self.cx, self.cy = degree_pair(degrees, "PositionOrientationGoal")
         self._set_carrier(carrier)
