@@ -19,6 +19,7 @@ import pytest
 from tests.blender.conftest import REPO_ROOT
 
 HANDLER_RAISES = """
+import bpy
 
 
 def test_handler_raises(empty_file):
