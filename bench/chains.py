@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bench.serial import SerialChain, transform
+
 REST_FRAME = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
 """(3, 3) world rotation of link 0's local frame at rest (columns: local X, Y, Z in world)."""
 
@@ -85,6 +87,22 @@ def forward(spec: ChainSpec, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray
         rotation = rotation @ axis_rotation(axis, float(angle))
         position = position + length * rotation[:, 1]
     return position, rotation
+
+
+def to_serial(spec: ChainSpec, name: str = "chain") -> SerialChain:
+    """The same chain as a :class:`bench.serial.SerialChain` (joints ``j0``, ``j1``...)."""
+    origins = np.tile(np.eye(4), (spec.n, 1, 1))
+    origins[0, :3, :3] = REST_FRAME
+    origins[1:, 1, 3] = spec.lengths[:-1]
+    return SerialChain(
+        name=name,
+        joints=tuple(f"j{i}" for i in range(spec.n)),
+        origins=origins,
+        axes=np.array([AXIS_VECTORS[a] for a in spec.axes]),
+        lower=np.array(spec.lower, dtype=float),
+        upper=np.array(spec.upper, dtype=float),
+        tip=transform(None, (0.0, spec.lengths[-1], 0.0)),
+    )
 
 
 def serial_chain(n: int, reach: float = 1.0, seed: int = 0) -> ChainSpec:

@@ -6,6 +6,7 @@ import numpy as np
 
 import solver
 from bench.chains import AXIS_VECTORS, REST_FRAME, ChainSpec
+from bench.serial import SerialChain
 
 
 def build_figure(spec: ChainSpec) -> tuple[solver.Figure, tuple[str, ...]]:
@@ -29,6 +30,32 @@ def build_figure(spec: ChainSpec) -> tuple[solver.Figure, tuple[str, ...]]:
         joints.append(figure.add_revolute(name, AXIS_VECTORS[axis], lower=lo, upper=hi))
         parent = name
     return figure, tuple(joints)
+
+
+def chain_figure(chain: SerialChain) -> solver.Figure:
+    """A :class:`solver.Figure` of ``chain``: segment ``link{i}`` per joint, joint names kept.
+
+    Segment ``link{i}``'s rest transform is ``chain.origins[i]`` in its parent's frame and
+    its revolute joint (named like the chain's joint) turns about ``chain.axes[i]``.
+    """
+    figure = solver.Figure()
+    parent = None
+    for i, (origin, axis) in enumerate(zip(chain.origins, chain.axes, strict=True)):
+        name = f"link{i}"
+        figure.add_segment(name, parent=parent, translation=origin[:3, 3], rotation=origin[:3, :3])
+        figure.add_revolute(
+            name, axis, lower=chain.lower[i], upper=chain.upper[i], name=chain.joints[i]
+        )
+        parent = name
+    return figure
+
+
+def chain_tip(chain: SerialChain, orientation: bool) -> solver.EndEffector:
+    """The chain's tip frame as an end-effector (with its X, Y axes when ``orientation``)."""
+    last, tip = f"link{chain.n - 1}", chain.tip
+    if orientation:
+        return solver.EndEffector(last, point=tip[:3, 3], x=tip[:3, 0], y=tip[:3, 1])
+    return solver.EndEffector(last, point=tip[:3, 3])
 
 
 def tip_effector(spec: ChainSpec, orientation: bool) -> solver.EndEffector:

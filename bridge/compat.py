@@ -71,6 +71,69 @@ def remove_fcurve(obj: bpy.types.Object, fcurve: bpy.types.FCurve) -> None:
     channelbag.fcurves.remove(fcurve)
 
 
+def fcurve_container(obj: bpy.types.Object) -> object | None:
+    """What holds ``obj``'s F-curves and groups: the slot's channelbag (4.4+) or the action."""
+    animation_data = obj.animation_data
+    if animation_data is None or animation_data.action is None:
+        return None
+    if not IS_BLENDER_44_UP:
+        return animation_data.action
+    from bpy_extras import anim_utils
+
+    slot = animation_data.action_slot
+    return (
+        None
+        if slot is None
+        else anim_utils.action_get_channelbag_for_slot(animation_data.action, slot)
+    )
+
+
+def action_layout(obj: bpy.types.Object) -> tuple:
+    """What :func:`ensure_fcurve` may create on ``obj``'s action: an opaque record for
+    :func:`restore_action_layout` (animation data, action, slot, layers, channelbag)."""
+    animation_data = obj.animation_data
+    if animation_data is None:
+        return (False, None, None, 0, False)
+    action = animation_data.action
+    if action is None or not IS_BLENDER_44_UP:
+        return (True, action, None, 0, fcurve_container(obj) is not None)
+    return (True, action, animation_data.action_slot, len(action.layers),
+            fcurve_container(obj) is not None)  # fmt: skip
+
+
+def restore_action_layout(obj: bpy.types.Object, layout: tuple) -> None:
+    """Undo what :func:`ensure_fcurve` created since :func:`action_layout` returned ``layout``.
+
+    An action created since is unassigned and deleted (when nothing else uses it); a slot,
+    layer or channelbag created in a pre-existing action is removed; animation data created
+    since is cleared.
+    """
+    had_animation_data, action, slot, n_layers, had_container = layout
+    animation_data = obj.animation_data
+    if animation_data is None:
+        return
+    current = animation_data.action
+    if current is not None and current != action:
+        animation_data.action = None
+        if current.users == 0:
+            bpy.data.actions.remove(current)
+    if action is not None and IS_BLENDER_44_UP:
+        if not had_container and slot is not None:
+            for layer in action.layers:
+                for strip in layer.strips:
+                    bag = strip.channelbag(slot)
+                    if bag is not None:
+                        strip.channelbags.remove(bag)
+        while len(action.layers) > n_layers:
+            action.layers.remove(action.layers[-1])
+        new_slot = animation_data.action_slot
+        if slot is None and new_slot is not None:
+            animation_data.action_slot = None
+            action.slots.remove(new_slot)
+    if not had_animation_data:
+        obj.animation_data_clear()
+
+
 def constraint_enabled(con: bpy.types.Constraint) -> bool:
     """Whether a constraint is active (``enabled`` is the inverse of ``mute``)."""
     return not con.mute

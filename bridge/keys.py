@@ -16,8 +16,59 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import compat
+from .rig import Rig, rotation_data_path
 
 ChannelKey = tuple[str, int, str]  # (data_path, array_index, group name)
+
+#: Every stored property of a keyframe, with the numpy dtype ``foreach_get`` fills
+#: (enums and booleans come as integers) and the number of values per key.
+KEYFRAME_PROPERTIES = (
+    ("co", np.float32, 2),
+    ("handle_left", np.float32, 2),
+    ("handle_right", np.float32, 2),
+    ("interpolation", np.int32, 1),
+    ("handle_left_type", np.int32, 1),
+    ("handle_right_type", np.int32, 1),
+    ("easing", np.int32, 1),
+    ("type", np.int32, 1),
+    ("back", np.float32, 1),
+    ("amplitude", np.float32, 1),
+    ("period", np.float32, 1),
+    ("select_control_point", np.int32, 1),
+    ("select_left_handle", np.int32, 1),
+    ("select_right_handle", np.int32, 1),
+)
+
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\a": "\\a", "\b": "\\b", "\f": "\\f",
+            "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}  # fmt: skip
+
+
+def bone_path(name: str, prop: str) -> str:
+    """RNA path of a pose bone property, e.g. ``pose.bones["arm.L"].location``.
+
+    The bone name is escaped as ``bpy.utils.escape_identifier`` does.
+    """
+    escaped = "".join(_ESCAPES.get(c, c) for c in name)
+    return f'pose.bones["{escaped}"].{prop}'
+
+
+def solved_channels(rig: Rig) -> list[ChannelKey]:
+    """``(data_path, index, group)`` of every channel the rig's solve writes."""
+    out = []
+    for name, info in rig.solved.items():
+        pb = rig.obj.pose.bones[name]
+        rot_path = bone_path(name, rotation_data_path(pb))
+        out.extend((rot_path, k, name) for k in info.keyed_rotation)
+        out.extend((bone_path(name, "location"), axis, name) for axis, _ in info.location_joints)
+    return out
+
+
+def channel_value(
+    channels: Mapping[str, tuple[np.ndarray, np.ndarray]], data_path: str, index: int, group: str
+) -> float:
+    """Value of one channel from :meth:`Rig.channels` output (bone -> (rotation, location))."""
+    rot, loc = channels[group]
+    return float(loc[index] if data_path.endswith(".location") else rot[index])
 
 
 def _remove_keys(fcurve: object, frames_to_remove: object) -> int:

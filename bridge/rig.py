@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import solver
 from . import rotations
-from .rig_goals import GoalBinding, build_constraints
+from .rig_goals import ConstraintSpec, GoalBinding, build_constraints
 from .rig_joints import (
     RigError,
     SolvedBone,
@@ -69,6 +69,7 @@ class Rig:
     location: dict[str, np.ndarray]  # bone -> current basis location (3,), armature units
     offsets: dict[str, np.ndarray]  # bone -> rest offset (4, 4) from parent (armature units)
     notes: list[str] = field(default_factory=list)
+    specs: list[ConstraintSpec] = field(default_factory=list)  # parallel to ``constraints``
     # LOCAL bones: rotation pushed into the figure's rest (base) and the joint values on top
     # of it. The base is moved to the current rotation (relinearised) whenever a joint has
     # turned more than REBASE_ANGLE, so the revolutes never get near a singular Euler stack.
@@ -297,13 +298,14 @@ def build_rig(obj: object, settings: object, only_selected: bool = False) -> Rig
                 settings.use_root_translation, notes,
             )  # fmt: skip
     rig = Rig(obj, fig, [], plan.bindings, order, solved, scale, {}, {}, offsets, notes)
+    rig.specs = plan.specs
     rig.read_pose(solved_too=True)
     rig.push_rest()
     rig.update_targets()
     segments = set(fig.segment_names)
-    for entry in plan.entries:
-        if entry["root"] is not None and entry["root"] + "@loc" in segments:
-            entry["root"] += "@loc"  # the chain root's location joints sit on its helper
+    for spec in plan.specs:
+        if spec.root is not None and spec.root + "@loc" in segments:
+            spec.root += "@loc"  # the chain root's location joints sit on its helper
     try:
         rig.constraints = plan.make_constraints(solver)
     except solver.ReachError as exc:
@@ -318,7 +320,7 @@ def solver_options(settings: object) -> dict[str, object]:
         "tolerance": settings.tolerance,
         "angle_tolerance": settings.angle_tolerance,
         "max_iterations": settings.max_iterations,
-        "initial_hessian": settings.method,
+        "hessian": settings.hessian,
     }
 
 

@@ -49,13 +49,15 @@ class GoalBinding:
     carrier: str | None
     error: Callable[[str], Exception]
 
-    def frame(self, arm: object, scale: float) -> tuple[np.ndarray, np.ndarray]:
-        """Goal point (3,) and unit axes (3, 3) (columns X, Y, Z) in world or carrier frame."""
-        if self.carrier is not None:
-            length = arm.data.bones[self.carrier].length * scale
-            return np.array([0.0, length * self.head_tail, 0.0]), np.eye(3)
-        target = self.target
+    def target_frame(self, depsgraph: object = None) -> tuple[np.ndarray, np.ndarray]:
+        """World goal point (3,) and unit axes (3, 3) (columns X, Y, Z) from the target.
+
+        With ``depsgraph``, the target's depsgraph-evaluated copy is read (what Blender
+        shows); a target bone is read the same way (this includes a carrier bone of the
+        solved armature itself).
+        """
         try:
+            target = self.target if depsgraph is None else self.target.evaluated_get(depsgraph)
             m = np.array(target.matrix_world, dtype=float)
         except ReferenceError:
             raise self.error(f"Constraint '{self.name}': its target object was deleted") from None
@@ -72,9 +74,23 @@ class GoalBinding:
             raise self.error(f"Constraint '{self.name}': target '{target.name}' has zero scale")
         return m[:3, 3], m[:3, :3] / norms
 
+    def frame(self, arm: object, scale: float) -> tuple[np.ndarray, np.ndarray]:
+        """Goal point (3,) and unit axes (3, 3) (columns X, Y, Z) in world or carrier frame."""
+        if self.carrier is not None:
+            length = arm.data.bones[self.carrier].length * scale
+            return np.array([0.0, length * self.head_tail, 0.0]), np.eye(3)
+        return self.target_frame()
+
     def values(self, arm: object, scale: float) -> dict[str, np.ndarray | None]:
         """Goal attributes (point, x, y, direction, normal) for the current target frame."""
-        point, axes = self.frame(arm, scale)
+        return self.values_at(*self.frame(arm, scale))
+
+    def world_values(self, depsgraph: object) -> dict[str, np.ndarray | None]:
+        """Goal attributes in world space from the depsgraph-evaluated target (carrier too)."""
+        return self.values_at(*self.target_frame(depsgraph))
+
+    def values_at(self, point: np.ndarray, axes: np.ndarray) -> dict[str, np.ndarray | None]:
+        """Goal attributes (point, x, y, direction, normal) for a target frame."""
         kind = self.item_kind
         out: dict[str, np.ndarray | None] = {}
         if kind in POINT_GOALS:
@@ -117,34 +133,65 @@ def _make_goal(binding: GoalBinding, item: object, arm: object, scale: float) ->
 
 
 @dataclass
+class ConstraintSpec:
+    """One solver constraint as the bridge builds it: an end-effector, its goal bindings.
+
+    Attributes:
+        name: the constraint item's name, or the disjunction group's name.
+        bone: bone carrying the end-effector (a figure segment of the same name).
+        point: (3,) end-effector point in the bone's frame, scene units (object scale applied).
+        x, y: (3,) end-effector unit directions in the bone's frame, or None.
+        weight: the constraint's weight (>= 0).
+        root: segment where the joint chain starts, None for every ancestor.
+        bindings: one per goal; more than one makes a disjunction (any member suffices).
+    """
+
+    name: str
+    bone: str
+    point: np.ndarray
+    x: np.ndarray | None
+    y: np.ndarray | None
+    weight: float
+    root: str | None
+    bindings: list[GoalBinding]
+
+    def goal(self, solver_module: object) -> object:
+        """The solver goal: the single binding's, or a Disjunction of all of them."""
+        goals = [b.goal for b in self.bindings]
+        return goals[0] if len(goals) == 1 else solver_module.Disjunction(goals)
+
+
+@dataclass
 class ConstraintPlan:
     """Everything :func:`.rig.build_rig` needs from the constraint items."""
 
     figure_bones: set[str] = field(default_factory=set)
     chain_bones: dict[str, str] = field(default_factory=dict)  # bone -> first constraint
     bindings: list[GoalBinding] = field(default_factory=list)
-    entries: list[dict] = field(default_factory=list)  # one per solver constraint
+    specs: list[ConstraintSpec] = field(default_factory=list)  # one per solver constraint
 
     def make_constraints(self, solver_module: object) -> list[object]:
         """The ``solver.Constraint`` list (goals already carry the current targets)."""
         out = []
-        for e in self.entries:
-            goals = e["goals"]
-            goal = goals[0] if len(goals) == 1 else solver_module.Disjunction(goals)
-            effector = solver_module.EndEffector(e["bone"], e["point"], e["x"], e["y"])
-            out.append(solver_module.Constraint(effector, goal, e["weight"], e["root"], e["name"]))
+        for spec in self.specs:
+            effector = solver_module.EndEffector(spec.bone, spec.point, spec.x, spec.y)
+            out.append(
+                solver_module.Constraint(
+                    effector, spec.goal(solver_module), spec.weight, spec.root, spec.name
+                )
+            )
         return out
 
     def check_aim(self, rig: object, error: Callable[[str], Exception]) -> None:
         """Reject aim goals whose target sits on the end-effector (direction undefined)."""
         frames = rig.figure.forward(rig.initial())
-        for e in self.entries:
-            for goal, binding in zip(e["goals"], e["bindings"], strict=True):
+        for spec in self.specs:
+            for binding in spec.bindings:
                 if binding.item_kind != "AIM":
                     continue
-                world = frames[e["bone"]]
-                p = world[:3, :3] @ e["point"] + world[:3, 3]
-                g = goal.point
+                world = frames[spec.bone]
+                p = world[:3, :3] @ spec.point + world[:3, 3]
+                g = binding.goal.point
                 if binding.carrier is not None:
                     cw = frames[binding.carrier]
                     g = cw[:3, :3] @ g + cw[:3, 3]
@@ -200,7 +247,7 @@ def build_constraints(
 ) -> ConstraintPlan:
     """Validate the items and turn them into a :class:`ConstraintPlan`."""
     plan = ConstraintPlan()
-    groups: dict[str, dict] = {}
+    groups: dict[str, ConstraintSpec] = {}
     for item in items:
         _validate(arm, item, error)
         chain, top = _chain(arm, item, error)
@@ -231,24 +278,22 @@ def build_constraints(
         root = None if item.chain_mode == "ALL" else top
         key = item.group.strip()
         if key and key in groups:
-            entry = groups[key]
-            if entry["bone"] != item.bone or not np.allclose(entry["point"], point):
+            spec = groups[key]
+            if spec.bone != item.bone or not np.allclose(spec.point, point):
                 raise error(
                     f"Constraint '{item.name}': disjunction group '{key}' mixes end-effectors; "
                     "all members must use the same bone and point"
                 )
-            if x is not None and entry["x"] is not None and not np.allclose(entry["x"], x):
+            if x is not None and spec.x is not None and not np.allclose(spec.x, x):
                 raise error(f"Constraint '{item.name}': group '{key}' mixes aim and orientation")
-            entry["x"] = entry["x"] if entry["x"] is not None else x
-            entry["y"] = entry["y"] if entry["y"] is not None else y
-            entry["goals"].append(binding.goal)
-            entry["bindings"].append(binding)
+            spec.x = spec.x if spec.x is not None else x
+            spec.y = spec.y if spec.y is not None else y
+            spec.bindings.append(binding)
             continue
-        entry = {
-            "name": key or item.name, "bone": item.bone, "point": point, "x": x, "y": y,
-            "weight": item.weight, "root": root, "goals": [binding.goal], "bindings": [binding],
-        }  # fmt: skip
+        spec = ConstraintSpec(
+            key or item.name, item.bone, point, x, y, item.weight, root, [binding]
+        )
         if key:
-            groups[key] = entry
-        plan.entries.append(entry)
+            groups[key] = spec
+        plan.specs.append(spec)
     return plan

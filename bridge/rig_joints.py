@@ -16,7 +16,7 @@ from . import rotations
 OCTAHEDRON = 1.5 * np.pi  # radians; |a| + |b| + |c| bound of Blender's Euler branch
 
 
-class RigError(Exception):
+class RigError(solver.ReachError):
     """A problem in the scene that prevents a solve; the message names what to fix."""
 
 

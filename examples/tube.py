@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tube task: {n} degrees of freedom, starting from the neutral pose")
     result = solve(human.figure, tube_task(human))
     print(report(result))
-    return 0 if result.satisfied else 1
+    return 0 if result.success else 1
 
 
 if __name__ == "__main__":

@@ -184,14 +184,18 @@ class ReachSettings(bpy.types.PropertyGroup):
         precision=4,
     )
     max_iterations: IntProperty(name="Iteration Limit", default=200, min=1, soft_max=5000)
-    method: EnumProperty(
-        name="Method",
-        description="Initial Hessian of the BFGS optimiser",
+    hessian: EnumProperty(
+        name="Hessian",
+        description="How the optimiser builds its inverse Hessian",
         items=(
-            ("gauss-newton", "Gauss-Newton", "Start from the Gauss-Newton approximation"),
-            ("identity", "Identity", "Start from the identity (plain BFGS)"),
+            (
+                "gauss-newton-hybrid",
+                "Gauss-Newton Hybrid",
+                "Re-seed from damped Gauss-Newton after good steps (default: fewer iterations)",
+            ),
+            ("bfgs", "BFGS (Paper)", "The paper's Appendix as written: identity start, BFGS/DFP"),
         ),
-        default="gauss-newton",
+        default="gauss-newton-hybrid",
     )
     use_root_translation: BoolProperty(
         name="Root Translation",

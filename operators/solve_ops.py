@@ -7,6 +7,7 @@ from bpy.props import BoolProperty
 
 from .. import solver
 from ..bridge import keys
+from ..bridge.playback import builtin_ik
 from ..bridge.rig import RigError, build_rig, solver_options
 from . import common
 
@@ -45,13 +46,13 @@ class REACH_OT_solve(bpy.types.Operator):
         if self.insert_keys:
             frame = float(context.scene.frame_current)
             data = {
-                key: ([frame], [common.channel_value(rig, channels, *key)])
-                for key in common.solved_channels(rig)
+                key: ([frame], [keys.channel_value(channels, *key)])
+                for key in keys.solved_channels(rig)
             }
             n_keys = keys.write_keys(obj, data, (frame, frame), "LAYER")
         worst = {r.name: (r.distance, r.angle, r.satisfied) for r in result.residuals}
         names = [c.name for c in rig.constraints]
-        status = result.message if result.satisfied else f"Unreachable: {result.message}"
+        status = result.message if result.success else f"Unreachable: {result.message}"
         n_dof = len(rig.figure.coordinate_names)
         ok = common.store_result(settings, names, worst, status, result.nit, result.time, n_dof)
         summary = (
@@ -60,7 +61,7 @@ class REACH_OT_solve(bpy.types.Operator):
             + (f", {n_keys} keys" if self.insert_keys else "")
         )
         notes = "".join(f"\n  note: {n}" for n in rig.notes)
-        ik = common.builtin_ik_on(rig)
+        ik = builtin_ik(rig)
         if ik:
             notes += f"\n  note: {len(ik)} built-in IK constraint(s) still override these bones"
         if ok:

@@ -117,7 +117,7 @@ class REACH_PT_settings(_ReachPanel):
     def draw(self, context: bpy.types.Context) -> None:
         settings = _armature(context).reach_ik
         layout = self.layout
-        layout.prop(settings, "method")
+        layout.prop(settings, "hessian")
         layout.prop(settings, "tolerance")
         layout.prop(settings, "angle_tolerance")
         layout.prop(settings, "max_iterations")

@@ -2,8 +2,9 @@
 
 Joint limits, limits of grouped joints, user inequalities and equalities all
 become rows ``a . coords <= b`` or ``a . coords == b``. A start outside the
-feasible set is moved to the nearest feasible point (Euclidean projection,
-Dykstra's algorithm); an empty feasible set raises :class:`InfeasibleError`.
+feasible set is moved to the nearest feasible point (an exact Euclidean
+projection, :mod:`solver.projection`); an empty feasible set raises
+:class:`InfeasibleError`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import InfeasibleError
+from .projection import least_distance
 
 if TYPE_CHECKING:
     from .figure import Figure
@@ -108,64 +110,23 @@ def coordinate_system(figure: Figure) -> LinearSystem:
     )
 
 
-def _split_bounds(unit: LinearSystem, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Box bounds (lower, upper) from single-variable inequality rows, and the other rows."""
-    lower, upper = np.full(n, -np.inf), np.full(n, np.inf)
-    nonzero = np.count_nonzero(unit.A, axis=1)
-    simple = (nonzero == 1) & ~unit.equality
-    for i in np.flatnonzero(simple):
-        k = int(np.flatnonzero(unit.A[i])[0])
-        bound = unit.b[i] / unit.A[i, k]
-        if unit.A[i, k] > 0:
-            upper[k] = min(upper[k], bound)
-        else:
-            lower[k] = max(lower[k], bound)
-    return lower, upper, np.flatnonzero(~simple)
-
-
 def project(system: LinearSystem, v: np.ndarray, what: str = "the joint limits") -> np.ndarray:
-    """Nearest point to ``v`` satisfying ``system``.
+    """Nearest point to ``v`` satisfying ``system`` (exact, see :mod:`solver.projection`).
 
-    Bounds alone are a clip; general rows use Dykstra's alternating
-    projections, which converge to the Euclidean projection onto the
-    intersection.
+    A bound with lower == upper is an equality row and fixes its coordinate.
 
     Raises:
-        InfeasibleError: if no point satisfies all rows; names the rows that
-            stay violated.
+        InfeasibleError: if no point satisfies all rows; names rows that conflict.
     """
     unit = system.normalised()
-    if not len(unit.b) or unit.violation(v).max(initial=0.0) <= FEASIBILITY_TOLERANCE:
+    v = np.asarray(v, dtype=float)
+    if not len(unit.b) or unit.violation(v).max(initial=0.0) <= 0.0:
         return v.copy()
-    lower, upper, general = _split_bounds(unit, len(v))
-    crossed = np.flatnonzero(lower > upper + FEASIBILITY_TOLERANCE)
-    if len(crossed):
-        k = int(crossed[0])
-        rows = [
-            label
-            for label, a in zip(unit.labels, unit.A, strict=True)
-            if np.count_nonzero(a) == 1 and a[k] != 0.0
-        ]
-        raise InfeasibleError(f"{what} admit no joint values; conflicting: {', '.join(rows)}")
-    x = np.clip(v, lower, upper)
-    box_correction = v - x  # Dykstra's correction for the box, so the result is nearest
-    corrections = np.zeros((len(general), len(v)))
-    for _ in range(5000):
-        if unit.violation(x).max() <= FEASIBILITY_TOLERANCE * 0.1:
-            return x
-        for slot, i in enumerate(general):
-            y = x + corrections[slot]
-            slack = unit.A[i] @ y - unit.b[i]
-            step = slack if unit.equality[i] else max(slack, 0.0)
-            x = y - step * unit.A[i]
-            corrections[slot] = y - x
-        y = x + box_correction
-        x = np.clip(y, lower, upper)
-        box_correction = y - x
-    bad = [label for label, r in zip(unit.labels, unit.violation(x), strict=True) if r > 1e-6]
-    if bad:
-        raise InfeasibleError(f"{what} admit no joint values; conflicting: {', '.join(bad)}")
-    return x
+    result = least_distance(unit.A, unit.b, unit.equality, v)
+    if not result.feasible:
+        rows = ", ".join(unit.labels[i] for i in result.conflict)
+        raise InfeasibleError(f"{what} admit no joint values; conflicting: {rows}")
+    return result.x
 
 
 def project_feasible(figure: Figure, coords: np.ndarray) -> np.ndarray:

@@ -6,7 +6,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .optimizer import Status
+from .optimizer import MESSAGES, Status
+
+SUCCESS_MESSAGE = "Every constraint is satisfied within tolerance."
+
+
+def stop_message(status: Status, unmet: tuple[str, ...], active: tuple[str, ...]) -> str:
+    """Why a solve stopped, in words, naming what is missed and what holds the pose.
+
+    Args:
+        status: why the optimiser stopped.
+        unmet: names of the constraints outside tolerance.
+        active: labels of the joint limits / linear rows active at the answer.
+    """
+    if not unmet:
+        return SUCCESS_MESSAGE
+    missed = ", ".join(unmet)
+    if status == Status.KUHN_TUCKER:
+        held = (
+            f"held by {', '.join(active)}"
+            if active
+            else "no limit is active: the goals are out of the chain's reach or pull "
+            "against each other"
+        )
+        return f"Closest reachable pose: {missed} not reached; {held}."
+    return f"{MESSAGES[status]} Not reached: {missed}."
 
 
 @dataclass(frozen=True)
@@ -35,10 +59,14 @@ class IKResult:
         x: (n_coords,) coordinates (free joints, then group parameters).
         joint_values: (n_joints,) joint values (radians / scene units).
         joint_names: names matching ``joint_values``.
-        status: :class:`Status` code; ``message`` says it in words.
-        message: human-readable reason for stopping.
-        success: goal reached or a Kuhn-Tucker point (a valid optimum).
-        satisfied: every constraint within tolerance.
+        status: :class:`Status` code: why the optimiser stopped.
+        message: human-readable reason for stopping; when a goal is missed it
+            names the unmet constraints and the limits/rows holding the pose.
+        success: every enabled constraint is satisfied within the distance
+            and angle tolerances (see :attr:`residuals`), whatever the status.
+        converged: the optimiser stopped at the goal or at a Kuhn-Tucker point
+            (no feasible descent direction left); with ``success`` False this
+            is the closest reachable pose, not a failure to converge.
         fun: objective value ``G`` at ``x`` (eq. 25).
         nit: iterations; nfev: objective/gradient evaluations.
         residuals: per-constraint errors in user units.
@@ -53,13 +81,18 @@ class IKResult:
     status: Status
     message: str
     success: bool
-    satisfied: bool
+    converged: bool
     fun: float
     nit: int
     nfev: int
     residuals: tuple[Residual, ...]
     active_set: tuple[str, ...]
     time: float
+
+    @property
+    def unmet(self) -> tuple[str, ...]:
+        """Names of the constraints not satisfied within tolerance."""
+        return tuple(r.name for r in self.residuals if not r.satisfied)
 
     def values(self) -> dict[str, float]:
         """Joint values keyed by joint name."""

@@ -11,12 +11,10 @@ import numpy as np
 from .constraint import Constraint
 from .errors import InvalidInputError
 from .figure import Figure
-from .linear import project
-from .optimizer import MESSAGES, Outcome, Status, minimize
+from .linear import LinearSystem, coordinate_system, project
+from .optimizer import HESSIANS, HessianStrategy, Outcome, Status, make_strategy, minimize
 from .problem import Evaluation, Problem
-from .result import IKResult, Residual
-
-HESSIANS = ("gauss-newton", "identity")
+from .result import IKResult, Residual, stop_message
 
 
 class Solver:
@@ -34,11 +32,17 @@ class Solver:
         tolerance: distance (scene units) within which a goal counts as reached.
         angle_tolerance: angle (degrees) within which a goal counts as reached.
         max_iterations: iteration limit per solve.
-        initial_hessian: ``"gauss-newton"`` (``H_0`` = inverse of the damped
-            Gauss-Newton matrix, seed 001's damped least squares) or
-            ``"identity"`` (the paper's plain choice).
-        damping: Levenberg damping of the Gauss-Newton ``H_0`` relative to its
-            mean diagonal.
+        hessian: strategy for the optimiser's inverse Hessian ``H``:
+            ``"gauss-newton-hybrid"`` (the default) seeds ``H`` from the
+            inverse of the damped Gauss-Newton matrix and re-seeds it after
+            every step the Gauss-Newton model predicts well (in effect a
+            projected Levenberg-Marquardt method with BFGS/DFP updates in
+            between); ``"bfgs"`` is the paper's Appendix as written
+            (``H_0 = I``, updates (30), (32), (33)/(34) only, never re-seeded).
+            See the README's solver section for the measurements behind the
+            default.
+        damping: Levenberg damping of the Gauss-Newton seed relative to its
+            mean diagonal (``"gauss-newton-hybrid"`` only).
         restarts: if a solve ends at a local minimum that misses a goal, try
             up to this many random starts within the limits (deterministic for
             a given ``seed``) and keep the best; 0 (the default) never jumps
@@ -53,7 +57,7 @@ class Solver:
         tolerance: float = 1e-5,
         angle_tolerance: float = 0.01,
         max_iterations: int = 200,
-        initial_hessian: str = "gauss-newton",
+        hessian: str = "gauss-newton-hybrid",
         damping: float = 1e-6,
         restarts: int = 0,
         seed: int = 0,
@@ -71,15 +75,18 @@ class Solver:
                 raise InvalidInputError(f"{name} must be positive and finite, got {value}")
         if int(max_iterations) < 0:
             raise InvalidInputError("max_iterations must be >= 0")
-        if initial_hessian not in HESSIANS:
-            raise InvalidInputError(f"initial_hessian must be one of {HESSIANS}")
+        if hessian not in HESSIANS:
+            raise InvalidInputError(f"hessian must be one of {HESSIANS}, got {hessian!r}")
+        if not isinstance(damping, (int, float)) or not math.isfinite(damping) or damping < 0.0:
+            raise InvalidInputError(f"damping must be a finite number >= 0, got {damping!r}")
         self.figure = figure
         self.constraints = constraints
         self.tolerance = float(tolerance)
         self.angle_tolerance = float(angle_tolerance)
         self.max_iterations = int(max_iterations)
-        self.initial_hessian = initial_hessian
+        self.hessian = hessian
         self.damping = float(damping)
+        self._strategy: HessianStrategy = make_strategy(hessian, self.damping)
         if int(restarts) < 0:
             raise InvalidInputError("restarts must be >= 0")
         self.restarts = int(restarts)
@@ -87,6 +94,7 @@ class Solver:
         self.last: np.ndarray | None = None
         self._problem: Problem | None = None
         self._key: tuple = ()
+        self._rows: tuple[int, LinearSystem] | None = None
 
     @property
     def problem(self) -> Problem:
@@ -108,23 +116,31 @@ class Solver:
             self._problem.rebase(coords)
         return self._problem
 
-    def _hessian(self, e: Evaluation) -> np.ndarray:
-        n = len(e.y)
-        if self.initial_hessian == "identity":
-            return np.eye(n)
-        gn = e.gauss_newton()
-        mean = float(np.trace(gn)) / max(n, 1)
-        # Levenberg damping that grows with the residual (Yamashita and Fukushima):
-        # negligible as a reachable goal is approached, strong where the goals
-        # cannot all be met and the Gauss-Newton matrix turns singular.
-        mu = self.damping * mean + e.f if mean > 0.0 else 1.0
-        return np.linalg.inv(gn + mu * np.eye(n))
+    def _feasible(self, coords: np.ndarray) -> np.ndarray:
+        """``coords`` (n_coords,) moved to the nearest point within every limit and row.
+
+        All coordinates, not only the solve's variables: locked (rigidity 1) and
+        out-of-chain joints keep their value through the solve, so it must be feasible.
+        """
+        if self._rows is None or self._rows[0] != self.figure.version:
+            self._rows = (self.figure.version, coordinate_system(self.figure))
+        return project(self._rows[1], coords, "the joint limits")
 
     def _minimize(
-        self, problem: Problem, y0: np.ndarray, callback: Callable[[np.ndarray, float], None] | None
+        self,
+        problem: Problem,
+        y0: np.ndarray,
+        callback: Callable[[np.ndarray, float], None] | None,
+        deadline: float | None = None,
     ) -> Outcome[Evaluation]:
         return minimize(
-            problem.evaluate, y0, problem.system, self._hessian, self.max_iterations, callback
+            problem.evaluate,
+            y0,
+            problem.system,
+            self._strategy,
+            self.max_iterations,
+            callback,
+            deadline=deadline,
         )
 
     @staticmethod
@@ -160,6 +176,7 @@ class Solver:
             start = self.last if self.last is not None else self.figure.neutral()
         else:
             start = self.figure._coords(initial)
+        start = self._feasible(start)
         problem = self._assemble(start)
         y0 = project(problem.system, problem.from_coordinates(start), "the joint limits")
         problem.check_goals(y0)
@@ -193,19 +210,21 @@ class Solver:
             for c, r in zip(problem.constraints, e.reports, strict=True)
         )
         status = outcome.status
+        active_set = tuple(problem.system.labels[i] for i in outcome.active)
+        unmet = tuple(r.name for r in residuals if not r.satisfied)
         return IKResult(
             x=coords,
             joint_values=self.figure.joint_values(coords),
             joint_names=self.figure.joint_names,
             status=status,
-            message=MESSAGES[status],
-            success=status in (Status.GOAL_REACHED, Status.KUHN_TUCKER),
-            satisfied=all(r.satisfied for r in residuals),
+            message=stop_message(status, unmet, active_set),
+            success=not unmet,
+            converged=status in (Status.GOAL_REACHED, Status.KUHN_TUCKER),
             fun=e.f,
             nit=nit,
             nfev=problem.nfev,
             residuals=residuals,
-            active_set=tuple(problem.system.labels[i] for i in outcome.active),
+            active_set=active_set,
             time=time.perf_counter() - clock,
         )
 
@@ -225,6 +244,6 @@ def solve(
         initial: (n_coords,) start coordinates; None = ``figure.neutral()``.
         callback: ``callback(coords, G)`` at the start and every iterate.
         **options: ``tolerance``, ``angle_tolerance``, ``max_iterations``,
-            ``initial_hessian``, ``damping``.
+            ``hessian``, ``damping``, ``restarts``, ``seed``.
     """
     return Solver(figure, constraints, **options).solve(initial, callback)  # type: ignore[arg-type]

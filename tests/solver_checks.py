@@ -37,6 +37,17 @@ GOAL_TYPES = (
 JOINT_KINDS = ("revolute", "prismatic", "grouped")
 
 
+# ------------------------------------------------------------------ figures
+def planar_arm(limits: tuple[float, float] = (-np.inf, np.inf)) -> Figure:
+    """Two unit links rotating about z; joint values ``a`` (with ``limits``) and ``b``."""
+    fig = Figure()
+    fig.add_segment("upper")
+    fig.add_revolute("upper", (0, 0, 1), *limits, name="a")
+    fig.add_segment("lower", parent="upper", translation=(1.0, 0.0, 0.0))
+    fig.add_revolute("lower", (0, 0, 1), name="b")
+    return fig
+
+
 # ------------------------------------------------------------------ geometry
 def random_rotation(rng: np.random.Generator) -> np.ndarray:
     """A uniformly random proper rotation, (3, 3)."""

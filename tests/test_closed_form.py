@@ -67,7 +67,7 @@ def test_two_link_reach_matches_law_of_cosines(radius, heading, elbow, noise) ->
     a, b = two_link_solution(x, y, elbow)
     fig = planar_arm()
     result = solve(fig, [tip_constraint((x, y, 0.0))], initial=np.array([a, b]) + noise)
-    assert result.satisfied
+    assert result.success
     q = result.values()
     assert wrap(q["a"] - a) == pytest.approx(0.0, abs=1e-4)
     assert wrap(q["b"] - b) == pytest.approx(0.0, abs=1e-4)
@@ -89,7 +89,7 @@ def test_unreachable_target_straightens_the_chain(distance, heading) -> None:
     target = (distance * np.cos(heading), distance * np.sin(heading), 0.0)
     fig = planar_arm()
     result = solve(fig, [tip_constraint(target)], initial=np.array([0.3, 0.4]))
-    assert not result.satisfied
+    assert not result.success
     assert result.status != Status.GOAL_REACHED
     q = result.values()
     assert wrap(q["b"]) == pytest.approx(0.0, abs=1e-3)
@@ -120,7 +120,7 @@ def test_orientation_only_goal(seed) -> None:
     effector = EndEffector("head", x=(1, 0, 0), y=(0, 1, 0))
     goal = OrientationGoal(x=goal_frame[:, 0], y=goal_frame[:, 1])
     result = solve(fig, [Constraint(effector, goal, name="turn")])
-    assert result.satisfied
+    assert result.success
     rotation = fig.forward(result.x)["head"][:3, :3]
     assert np.allclose(rotation, goal_frame, atol=np.radians(0.01) * 1.5)
     (residual,) = result.residuals
@@ -132,7 +132,7 @@ def test_orientation_goal_with_suppressed_direction_leaves_roll_free() -> None:
     fig = ball()
     goal = OrientationGoal(x=(0.0, 1.0, 0.0), y=None)
     result = solve(fig, [Constraint(EndEffector("head", x=(1, 0, 0)), goal, name="point")])
-    assert result.satisfied
+    assert result.success
     x_axis = fig.forward(result.x)["head"][:3, 0]
     assert np.allclose(x_axis, (0.0, 1.0, 0.0), atol=1e-4)
 
@@ -144,7 +144,7 @@ def test_aim_goal_points_the_ray_through_the_target() -> None:
     target = np.array([1.0, 2.0, 0.3])
     effector = EndEffector("head", point=eye, x=(1, 0, 0))
     result = solve(fig, [Constraint(effector, AimGoal(target), name="look")])
-    assert result.satisfied
+    assert result.success
     frame = fig.forward(result.x)["head"]
     origin = frame[:3, :3] @ eye + frame[:3, 3]
     to_target = (target - origin) / np.linalg.norm(target - origin)
@@ -191,7 +191,7 @@ def test_half_space_goal_is_inactive_inside_and_pulls_from_outside() -> None:
     outside = solve(fig, [Constraint(EndEffector("base"), HalfSpaceGoal((0, 0, 0.5), normal))])
     z = fig.forward(outside.x)["base"][2, 3]
     assert z >= 0.5 - 1e-5
-    assert outside.satisfied
+    assert outside.success
 
 
 def test_disjunction_keeps_a_point_outside_a_cube() -> None:
@@ -236,7 +236,7 @@ def test_goal_carried_by_a_segment_closes_a_loop() -> None:
     goal = PositionGoal((0.0, 0.6, 0.0), carrier="l_lower")  # the left fingertip
     c = Constraint(EndEffector("r_lower", (0.0, 0.6, 0.0)), goal, name="hands meet")
     result = solve(fig, [c], initial=np.array([0.1, 0.2, -0.1, -0.2]))
-    assert result.satisfied
+    assert result.success
     frames = fig.forward(result.x)
     left = frames["l_lower"][:3, :3] @ [0, 0.6, 0] + frames["l_lower"][:3, 3]
     right = frames["r_lower"][:3, :3] @ [0, 0.6, 0] + frames["r_lower"][:3, 3]
@@ -256,7 +256,7 @@ def test_chain_root_limits_which_joints_move() -> None:
     )
     result = solve(fig, [c])
     assert result.values()["a"] == 0.0
-    assert not result.satisfied  # the elbow alone sweeps a circle that misses the target
+    assert not result.success  # the elbow alone sweeps a circle that misses the target
 
 
 @pytest.mark.parametrize("tolerance", [1e-2, 1e-4, 1e-7])

@@ -93,7 +93,7 @@ fig.add_segment("a")
 fig.add_revolute("a", (0, 0, 1))
 goal = solver.PositionGoal((0.0, 1.0, 0.0))
 result = solver.solve(fig, [solver.Constraint(solver.EndEffector("a", (1, 0, 0)), goal)])
-assert result.satisfied, result
+assert result.success, result
 loaded = {m.split(".")[0] for m in sys.modules}
 assert not loaded & {"bpy", "mathutils", "bmesh"}, loaded
 print("ok")

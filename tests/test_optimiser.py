@@ -6,6 +6,8 @@ A KUHN_TUCKER stop is a Kuhn-Tucker point: the gradient lies in the span of
 the active constraints' normals, with inequality multipliers of the right sign.
 """
 
+import time
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,12 +16,12 @@ from hypothesis import strategies as st
 from solver import (
     Constraint,
     EndEffector,
-    Figure,
     PositionGoal,
     Solver,
     Status,
     solve,
 )
+from solver.optimizer import HESSIANS, make_strategy, minimize
 from tests.solver_checks import (
     FigureCase,
     coordinate_gradient,
@@ -27,6 +29,7 @@ from tests.solver_checks import (
     kt_residual,
     linear_system,
     max_violation,
+    planar_arm,
     random_effector,
     random_goal,
 )
@@ -132,26 +135,18 @@ def test_monotone_feasible_and_kuhn_tucker(kind: str, data) -> None:
 
 
 # ------------------------------------------------------ deterministic cases
-def _planar_arm(limits: tuple[float, float] = (-np.inf, np.inf)) -> Figure:
-    """Two unit links rotating about z; joint values ``a`` and ``b``."""
-    fig = Figure()
-    fig.add_segment("upper")
-    fig.add_revolute("upper", (0, 0, 1), *limits, name="a")
-    fig.add_segment("lower", parent="upper", translation=(1.0, 0.0, 0.0))
-    fig.add_revolute("lower", (0, 0, 1), name="b")
-    return fig
 
 
 def test_bound_becomes_active_with_positive_multiplier() -> None:
     """Target behind a joint limit: the limit is active and holds the arm back."""
-    fig = _planar_arm(limits=(-0.2, 0.2))
+    fig = planar_arm(limits=(-0.2, 0.2))
     c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.0, 2.0, 0.0)), name="reach")
     record = Recorder()
     solver = Solver(fig, [c])
     result = solver.solve(callback=record)
     assert result.values()["a"] == pytest.approx(0.2, abs=1e-9)
     assert result.status in (Status.KUHN_TUCKER, Status.NO_PROGRESS)
-    assert not result.satisfied
+    assert not result.success
     projected, worst_sign, g = kt_residual(fig, solver.problem, result.x)
     assert projected <= 1e-4 * g + 1e-6
     assert worst_sign <= 0.0
@@ -160,7 +155,7 @@ def test_bound_becomes_active_with_positive_multiplier() -> None:
 
 def test_equality_couples_joints() -> None:
     """add_equality keeps ``a == b`` at every iterate."""
-    fig = _planar_arm()
+    fig = planar_arm()
     fig.add_equality({"a": 1.0, "b": -1.0}, 0.0)
     c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.3, 1.2, 0.0)), name="reach")
     record = Recorder()
@@ -178,7 +173,7 @@ def test_equality_couples_joints() -> None:
 
 def test_polygon_limit_holds_and_is_active() -> None:
     """A diamond |a| + |b| <= 0.5 stops a reach that needs more."""
-    fig = _planar_arm()
+    fig = planar_arm()
     for sa in (1.0, -1.0):
         for sb in (1.0, -1.0):
             fig.add_linear_constraint({"a": sa, "b": sb}, upper=0.5)
@@ -197,20 +192,60 @@ def test_polygon_limit_holds_and_is_active() -> None:
 
 def test_rigidity_one_locks_a_joint() -> None:
     """Rigidity 1 is a locked joint: it never moves, the others do the work."""
-    fig = _planar_arm()
+    fig = planar_arm()
     fig.set_rigidity("a", 1.0)
     c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((1.0, 1.0, 0.0)), name="reach")
     result = solve(fig, [c])
     assert result.values()["a"] == 0.0
     assert result.values()["b"] == pytest.approx(np.pi / 2, abs=1e-4)
-    assert result.satisfied
+    assert result.success
 
 
 def test_fulfilled_task_does_not_move() -> None:
     """A start that already satisfies every goal is returned unchanged."""
-    fig = _planar_arm()
+    fig = planar_arm()
     c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((2.0, 0.0, 0.0)), name="reach")
     result = solve(fig, [c])
     assert result.status == Status.GOAL_REACHED
     assert np.array_equal(result.x, fig.neutral())
     assert result.nit == 0
+
+
+# ------------------------------------------------------ strategies and deadline
+def test_deadline_in_the_past_stops_before_any_iteration() -> None:
+    """A deadline that has passed stops the run at once with TIME_LIMIT."""
+    fig = planar_arm()
+    c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.3, 1.2, 0.0)), name="reach")
+    solver = Solver(fig, [c])
+    problem = solver.problem
+    y0 = problem.from_coordinates(fig.neutral())
+    outcome = minimize(
+        problem.evaluate, y0, problem.system, make_strategy("bfgs"), deadline=time.perf_counter()
+    )
+    assert outcome.status == Status.TIME_LIMIT
+    assert outcome.nit == 0 and outcome.nfev == 1
+    assert np.array_equal(outcome.y, y0)
+    free = minimize(problem.evaluate, y0, problem.system, make_strategy("bfgs"), deadline=None)
+    assert free.status == Status.GOAL_REACHED and free.nit > 0
+
+
+@pytest.mark.parametrize("hessian", HESSIANS)
+def test_both_strategies_reach_a_reachable_target(hessian: str) -> None:
+    fig = planar_arm()
+    c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.3, 1.2, 0.0)), name="reach")
+    result = Solver(fig, [c], hessian=hessian).solve()
+    assert result.status == Status.GOAL_REACHED
+
+
+def test_bfgs_never_reseeds_and_hybrid_does() -> None:
+    """The paper's strategy keeps one H for the whole run; the hybrid rebuilds it."""
+    fig = planar_arm()
+    c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.3, 1.2, 0.0)), name="reach")
+    problem = Solver(fig, [c]).problem
+    y0 = problem.from_coordinates(fig.neutral())
+    runs = {
+        name: minimize(problem.evaluate, y0, problem.system, make_strategy(name))
+        for name in HESSIANS
+    }
+    assert runs["bfgs"].reseeds == 0
+    assert runs["gauss-newton-hybrid"].reseeds > 0

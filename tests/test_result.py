@@ -42,7 +42,9 @@ def test_result_fields_are_consistent() -> None:
     problem = solver.problem
     assert result.fun == pytest.approx(problem.value(problem.from_coordinates(result.x)))
     assert result.nfev >= result.nit >= 1
-    assert result.success == (result.status in (Status.GOAL_REACHED, Status.KUHN_TUCKER))
+    assert result.success == all(r.satisfied for r in result.residuals)
+    assert result.converged == (result.status in (Status.GOAL_REACHED, Status.KUHN_TUCKER))
+    assert result.unmet == tuple(r.name for r in result.residuals if not r.satisfied)
     assert result.time >= 0.0
     assert [r.name for r in result.residuals] == ["reach", "turn", "plane"]
     assert result.message
@@ -56,7 +58,7 @@ def test_result_fields_are_consistent() -> None:
     assert turn.distance is None
     assert turn.angle == pytest.approx(np.degrees(np.arccos(np.clip(x_axis[2], -1, 1))), abs=1e-6)
     assert plane.distance == pytest.approx(abs(point[2] - 0.1), abs=1e-12)
-    assert not reach.satisfied and not result.satisfied
+    assert not reach.satisfied and not result.success
 
 
 def test_aim_residual_is_the_angle_off_the_target() -> None:
@@ -75,7 +77,10 @@ def test_aim_residual_is_the_angle_off_the_target() -> None:
 
 
 def test_active_set_names_the_limits_holding_the_pose() -> None:
-    """A planar reach below the arm needs both joints past their limits: both are active."""
+    """A planar reach below the arm needs both joints past their limits: both are active.
+
+    TRAC-IK's meaning of success: the closest reachable pose is a converged stop with
+    ``success`` False whose message names the goal and the limits holding it."""
     fig = Figure()
     fig.add_segment("upper")
     fig.add_revolute("upper", (0, 0, 1), -0.2, 0.2, name="shoulder")
@@ -89,3 +94,26 @@ def test_active_set_names_the_limits_holding_the_pose() -> None:
     assert result.values()["elbow"] == pytest.approx(0.0, abs=1e-9)
     assert any("shoulder" in entry for entry in result.active_set)
     assert any("elbow" in entry for entry in result.active_set)
+    assert result.converged and not result.success and result.unmet == ("r",)
+    assert result.message.startswith("Closest reachable pose: r not reached; held by ")
+    assert "shoulder >= -0.2" in result.message and "elbow >= 0" in result.message
+
+
+def test_success_when_every_goal_is_met() -> None:
+    fig = arm()
+    tip = EndEffector("lower", (0.5, 0, 0))
+    solver = Solver(fig, [Constraint(tip, PositionGoal((0.6, 0.5, 0.0)), name="r")])
+    result = solver.solve(initial=np.array([0.0, 0.0, 0.0, 0.5]))
+    assert result.success and result.converged and result.unmet == ()
+    assert result.message == "Every constraint is satisfied within tolerance."
+
+
+def test_iteration_limit_names_the_unmet_goal() -> None:
+    fig = arm()
+    tip = EndEffector("lower", (0.5, 0, 0))
+    result = Solver(
+        fig, [Constraint(tip, PositionGoal((0.6, 0.5, 0.0)), name="r")], max_iterations=0
+    ).solve()
+    assert result.status == Status.MAX_ITERATIONS
+    assert not result.success and not result.converged
+    assert result.message.endswith("Not reached: r.")

@@ -40,7 +40,7 @@ def test_retargeted_sequence_converges_from_warm_starts() -> None:
         goal.point = circle(t)
         starts: list[np.ndarray] = []
         result = solver.solve(callback=lambda x, f, starts=starts: starts.append(x))
-        assert result.satisfied, f"t={t:.2f}: {result.message}"
+        assert result.success, f"t={t:.2f}: {result.message}"
         frame = fig.forward(result.x)["hand"]
         tip = frame[:3, :3] @ [0.5, 0, 0] + frame[:3, 3]
         assert np.allclose(tip, circle(t), atol=1e-5)
@@ -79,7 +79,7 @@ def test_disabling_and_enabling_a_constraint_without_rebuilding() -> None:
 
     pull_b.enabled = False
     only_a = solver.solve()
-    assert only_a.satisfied
+    assert only_a.success
     assert np.allclose(_tip(fig, only_a.x), a, atol=1e-5)
     assert [r.name for r in only_a.residuals] == ["a"]
 
@@ -104,11 +104,11 @@ def test_set_rest_moves_the_figure_in_place() -> None:
     fig = three_link()
     goal = PositionGoal((0.9, 0.1, 0.2))
     solver = Solver(fig, [Constraint(EndEffector("hand", (0.5, 0, 0)), goal, name="tip")])
-    assert solver.solve().satisfied
+    assert solver.solve().success
     fig.set_rest("upper", translation=(0.0, 0.0, 0.3))
     assert fig.forward()["upper"][2, 3] == pytest.approx(0.3)
     result = solver.solve()
-    assert result.satisfied
+    assert result.success
     assert np.allclose(_tip(fig, result.x), goal.point, atol=1e-5)
 
 
@@ -131,8 +131,8 @@ def test_figure_grown_after_a_solve_is_picked_up() -> None:
     fig.add_revolute("arm", (0, 0, 1), name="turn")
     goal = PositionGoal((0.0, 1.0, 0.5))
     solver = Solver(fig, [Constraint(EndEffector("arm", (1, 0, 0)), goal, name="tip")])
-    assert not solver.solve().satisfied  # no way up yet
+    assert not solver.solve().success  # no way up yet
     fig.add_prismatic("arm", (0, 0, 1), name="lift")
     result = solver.solve()
-    assert result.satisfied
+    assert result.success
     assert result.values()["lift"] == pytest.approx(0.5, abs=1e-5)

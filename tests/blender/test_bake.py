@@ -9,6 +9,7 @@ import bpy
 import numpy as np
 import pytest
 
+from tests.blender.bake_support import modal_operator
 from tests.blender.conftest import run_op, world_bone_tail
 from tests.blender.reach_scenes import (
     activate,
@@ -168,8 +169,8 @@ def test_cancel_writes_nothing(clean_scene: bpy.types.Scene, extension: ModuleTy
     keys_before, pose_before = keys_of(obj), pose_of(obj)
     # ESC in the modal bake calls BakeJob.cancel(); there is no event loop in background
     # mode, so drive the same job object the operator uses.
-    job = extension.operators.bake_ops.BakeJob(bpy.context, obj, list(range(1, 101)), False,
-                                               "REPLACE")  # fmt: skip
+    job = extension.bridge.bake.BakeJob(obj, obj.reach_ik, range(1, 101), "REPLACE",
+                                        scene=clean_scene)  # fmt: skip
     for _ in range(20):
         job.step()
     job.cancel()
@@ -253,57 +254,6 @@ def test_only_selected_constraints_are_baked(clean_scene: bpy.types.Scene) -> No
     assert [r.name for r in obj.reach_ik.residuals] == ["b3 Position"]
 
 
-class _FakeWindowManager:
-    """Stands in for ``context.window_manager`` of an interactive session."""
-
-    def __init__(self) -> None:
-        self.progress: list[int] = []
-        self.timers = 0
-
-    def progress_begin(self, lo: int, hi: int) -> None:
-        self.progress.append(lo)
-
-    def progress_update(self, value: int) -> None:
-        self.progress.append(value)
-
-    def progress_end(self) -> None:
-        self.progress.append(-1)
-
-    def event_timer_add(self, step: float, window: object = None) -> object:
-        self.timers += 1
-        return object()
-
-    def event_timer_remove(self, timer: object) -> None:
-        self.timers -= 1
-
-    def modal_handler_add(self, operator: object) -> bool:
-        return True
-
-
-def _modal_operator(extension: ModuleType, obj: bpy.types.Object) -> tuple[object, object]:
-    """The bake operator's invoke/modal methods bound to a plain object, and a fake context.
-
-    Background Blender has no event loop, so the modal path (timer steps, ESC) is driven by
-    calling the operator's own methods with TIMER and ESC events.
-    """
-    import types
-
-    cls = extension.operators.bake_ops.REACH_OT_bake
-    fake = types.SimpleNamespace(
-        use_scene_range=True, frame_start=1, frame_end=250, frame_step=1,
-        only_selected=False, mode="REPLACE", reports=[], _job=None, _timer=None,
-        time_slice=0.0,  # one frame per timer event, however fast the machine
-    )  # fmt: skip
-    fake.report = lambda kind, text: fake.reports.append((kind, text))
-    for name in ("_frames", "_start", "_fail", "_done", "_end_modal", "invoke", "modal"):
-        setattr(fake, name, types.MethodType(getattr(cls, name), fake))
-    context = types.SimpleNamespace(
-        scene=bpy.context.scene, active_object=obj, window=object(),
-        window_manager=_FakeWindowManager(),
-    )  # fmt: skip
-    return fake, context
-
-
 def test_modal_bake_steps_on_timer_and_cancels_on_esc(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
@@ -316,7 +266,7 @@ def test_modal_bake_steps_on_timer_and_cancels_on_esc(
     clean_scene.frame_set(5)
     before = keys_of(obj), pose_of(obj)
     timer, esc = types.SimpleNamespace(type="TIMER"), types.SimpleNamespace(type="ESC")
-    op, context = _modal_operator(extension, obj)
+    op, context = modal_operator(extension, obj)
     assert op.invoke(context, None) == {"RUNNING_MODAL"}
     assert op.modal(context, types.SimpleNamespace(type="MOUSEMOVE")) == {"PASS_THROUGH"}
     assert op.modal(context, timer) == {"RUNNING_MODAL"}
@@ -328,7 +278,7 @@ def test_modal_bake_steps_on_timer_and_cancels_on_esc(
     assert keys_of(obj).keys() == before[0].keys()
     for name, values in before[1].items():
         assert np.array_equal(values, pose_of(obj)[name])
-    op, context = _modal_operator(extension, obj)
+    op, context = modal_operator(extension, obj)
     assert op.invoke(context, None) == {"RUNNING_MODAL"}
     for _ in range(1000):
         state = op.modal(context, timer)

@@ -1,0 +1,159 @@
+"""Residuals measured on Blender's own evaluated pose, not on the solver's model.
+
+The solver reports how far its *model* of the rig is from each goal. Blender then evaluates
+the written pose with everything the model leaves out (bone constraints, drivers, bones that
+do not inherit rotation, pose scale, a target parented to a moving bone ...). A report is
+only true when it is measured on that evaluation: :func:`measure` reads the
+depsgraph-evaluated bone matrices of the armature and the evaluated world matrix of every
+target, and scores them with the solver's own goal reports (same distance and angle
+definitions, same tolerances), so "satisfied" means the same thing as in the solver.
+
+Use (a solve, or one frame of a bake)::
+
+    rig.write_pose(channels)            # the solution into the pose bones
+    view_layer.update()                 # (or scene.frame_set(frame)) Blender evaluates it
+    measured = measure(rig, context.evaluated_depsgraph_get(), tolerance, angle_tolerance)
+
+``bpy`` is used only through the objects passed in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .rig_goals import ConstraintSpec
+
+PARTS = ("point", "x", "y")
+
+
+@dataclass(frozen=True)
+class Effector:
+    """An end-effector as Blender evaluates it, in world space.
+
+    Attributes:
+        point: (3,) world position, scene units.
+        x, y: (3,) world unit directions of the effector's x / y, or None if unused.
+    """
+
+    point: np.ndarray
+    x: np.ndarray | None
+    y: np.ndarray | None
+
+    def parts(self) -> dict[str, np.ndarray]:
+        """The parts a goal report takes (``"point"``, ``"x"``, ``"y"``), absent ones left out."""
+        values = {"point": self.point, "x": self.x, "y": self.y}
+        return {k: v for k, v in values.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class MeasuredResidual:
+    """One constraint's error on Blender's evaluated pose.
+
+    Attributes:
+        name: the constraint's name (a disjunction group's name for a group).
+        bone: the bone carrying the end-effector.
+        distance: distance to the goal, scene units (None when the goal has no position part).
+        angle: angle to the goal, degrees (None when the goal has no direction part).
+        satisfied: distance <= tolerance and angle <= angle tolerance (for a disjunction:
+            some member is).
+        effector: the evaluated end-effector, world space.
+        goal: index of the disjunction member reported (0 for a single goal).
+    """
+
+    name: str
+    bone: str
+    distance: float | None
+    angle: float | None
+    satisfied: bool
+    effector: Effector
+    goal: int = 0
+
+
+def evaluated_bone_matrix(obj: object, bone: str, depsgraph: object) -> np.ndarray:
+    """World matrix (4, 4) of a pose bone on the depsgraph-evaluated armature.
+
+    Not normalised: it carries the object's and the pose's scale (a mirrored armature's
+    negative scale included), so ``matrix @ (x, y, z, 1)`` with bone-local coordinates in the
+    armature's own units is the world position Blender draws.
+    """
+    evaluated = obj.evaluated_get(depsgraph)
+    return np.array(evaluated.matrix_world, dtype=float) @ np.array(
+        evaluated.pose.bones[bone].matrix, dtype=float
+    )
+
+
+def evaluated_effector(
+    obj: object, spec: ConstraintSpec, scale: float, depsgraph: object
+) -> Effector:
+    """The end-effector of ``spec`` on the evaluated pose, world space.
+
+    ``spec.point`` is in scene units (object scale applied), so it is divided by the
+    armature's uniform ``scale`` before the (scaled) evaluated bone matrix maps it.
+    """
+    m = evaluated_bone_matrix(obj, spec.bone, depsgraph)
+    point = (m @ np.append(spec.point / scale, 1.0))[:3]
+
+    def direction(local: np.ndarray | None) -> np.ndarray | None:
+        if local is None:
+            return None
+        d = m[:3, :3] @ local
+        return d / np.linalg.norm(d)
+
+    return Effector(point, direction(spec.x), direction(spec.y))
+
+
+def measure(
+    rig: object,
+    depsgraph: object,
+    tolerance: float,
+    angle_tolerance: float,
+    specs: Sequence[ConstraintSpec] | None = None,
+) -> list[MeasuredResidual]:
+    """Measure every constraint of ``rig`` on Blender's evaluated pose.
+
+    Call it after the pose is written and Blender has evaluated it (``view_layer.update()``
+    or ``scene.frame_set``). Targets are read from their evaluated world matrices, so a
+    target parented to a bone the solve moved is measured where it now is.
+
+    Args:
+        rig: a :class:`.rig.Rig` (its ``obj``, ``scale``, ``specs`` and goals are used; the
+            goals are only read, never retargeted).
+        depsgraph: the evaluated depsgraph (``context.evaluated_depsgraph_get()``).
+        tolerance: distance tolerance, scene units.
+        angle_tolerance: angle tolerance, degrees.
+        specs: the constraints to measure; default every one of ``rig.specs``.
+
+    Returns:
+        One :class:`MeasuredResidual` per constraint, in ``specs`` order.
+
+    Raises:
+        RigError: a target was deleted or has a non-finite / zero-scale transform.
+    """
+    out = []
+    for spec in rig.specs if specs is None else specs:
+        effector = evaluated_effector(rig.obj, spec, rig.scale, depsgraph)
+        e = effector.parts()
+        best = None
+        for index, binding in enumerate(spec.bindings):
+            goal = binding.goal
+            world = binding.world_values(depsgraph)
+            g = {part: world[part] for part in goal.geometry_parts}
+            report = goal.report(e, g)
+            ok = (report.distance is None or report.distance <= tolerance) and (
+                report.angle is None or report.angle <= angle_tolerance
+            )
+            # A disjunction is met when any member is; else report the closest member
+            # (smallest potential, the member the solver minimises).
+            rank = (not ok, goal.potential(e, g))
+            if best is None or rank < best[0]:
+                best = (rank, index, report, ok)
+        _rank, index, report, ok = best
+        out.append(
+            MeasuredResidual(
+                spec.name, spec.bone, report.distance, report.angle, ok, effector, index
+            )
+        )
+    return out

@@ -1,0 +1,171 @@
+"""Everything a bake may change, captured before it starts and put back on failure or cancel.
+
+A bake changes four things in the scene while it runs or when it finishes: the current
+frame (it steps through the range), the mute flag of Blender's IK constraints on the solved
+bones, the pose (``frame_set`` re-evaluates the animation, which overwrites un-keyed edits of
+keyed channels) and, at the end, the action (keys written on the solved channels, possibly
+after creating animation data, an action, a slot, F-curves and groups). :class:`SceneState`
+records all of them; :meth:`SceneState.restore` puts every one back exactly (F-curves keyframe
+by keyframe, all keyframe properties), and :meth:`SceneState.finish` does what a successful
+bake needs (the frame, the constraints and every pose channel the bake did not key).
+
+``bpy`` is used only through the objects passed in (and :mod:`.compat`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import compat
+from .keys import KEYFRAME_PROPERTIES, bone_path
+
+POSE_PROPERTIES = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle",
+                   "scale")  # fmt: skip
+
+
+@dataclass
+class SavedCurve:
+    """One F-curve's keys (every :data:`~.keys.KEYFRAME_PROPERTIES` array) or None if absent."""
+
+    data_path: str
+    index: int
+    keys: dict[str, np.ndarray] | None
+
+
+def _read_keys(fcurve: object) -> dict[str, np.ndarray]:
+    points = fcurve.keyframe_points
+    out = {}
+    for prop, dtype, width in KEYFRAME_PROPERTIES:
+        values = np.empty(width * len(points), dtype=dtype)
+        points.foreach_get(prop, values)
+        out[prop] = values
+    return out
+
+
+def _write_keys(fcurve: object, keys: dict[str, np.ndarray]) -> None:
+    """Make ``fcurve``'s keys exactly ``keys`` (from :func:`_read_keys`)."""
+    points = fcurve.keyframe_points
+    current = _read_keys(fcurve)
+    if all(np.array_equal(current[p], keys[p]) for p in keys):
+        return
+    points.clear()
+    points.add(len(keys["co"]) // 2)
+    for prop, _dtype, _width in KEYFRAME_PROPERTIES:
+        points.foreach_set(prop, keys[prop])
+
+
+@dataclass
+class SceneState:
+    """The parts of the scene a bake of ``obj`` may change, as they were at :meth:`capture`.
+
+    Attributes:
+        scene: the scene whose current frame the bake moves.
+        obj: the armature object.
+        frame: current frame (int) and subframe (float, 0 <= subframe < 1) at capture.
+        pose: (pose bone, its name at capture, property, values) for every pose channel.
+        layout: the action's layout (:func:`.compat.action_layout`).
+        groups: names of the F-curve groups of the object's action at capture.
+        curves: the keys of every channel the bake may write.
+        muted: constraints the bake muted (unmuted again by :meth:`restore` / :meth:`finish`).
+    """
+
+    scene: object
+    obj: object
+    frame: tuple[int, float]
+    pose: list[tuple[object, str, str, np.ndarray]]
+    layout: tuple
+    groups: set[str]
+    curves: list[SavedCurve]
+    muted: list[object] = field(default_factory=list)
+
+    @classmethod
+    def capture(
+        cls, scene: object, obj: object, channels: Iterable[tuple[str, int]] = ()
+    ) -> SceneState:
+        """Record the frame, the pose and the keys of ``channels`` ((data_path, index) pairs)."""
+        pose = [
+            (pb, pb.name, prop, np.array(getattr(pb, prop), dtype=float))
+            for pb in obj.pose.bones
+            for prop in POSE_PROPERTIES
+        ]
+        container = compat.fcurve_container(obj)
+        groups = set() if container is None else {g.name for g in container.groups}
+        state = cls(scene, obj, (scene.frame_current, scene.frame_subframe), pose,
+                    compat.action_layout(obj), groups, [])  # fmt: skip
+        state.save_channels(channels)
+        return state
+
+    def save_channels(self, channels: Iterable[tuple[str, int]]) -> None:
+        """Also record the keys of ``channels`` (before anything writes them)."""
+        known = {(c.data_path, c.index) for c in self.curves}
+        for data_path, index in channels:
+            if (data_path, index) in known:
+                continue
+            fcurve = compat.find_fcurve(self.obj, data_path, index)
+            keys = None if fcurve is None else _read_keys(fcurve)
+            self.curves.append(SavedCurve(data_path, index, keys))
+            known.add((data_path, index))
+
+    def mute(self, constraints: Iterable[object]) -> None:
+        """Mute ``constraints`` until :meth:`restore` or :meth:`finish`."""
+        for con in constraints:
+            con.mute = True
+            self.muted.append(con)
+
+    def _unmute(self) -> None:
+        for con in self.muted:
+            try:
+                con.mute = False
+            except ReferenceError:  # deleted meanwhile: nothing to restore
+                pass
+        self.muted.clear()
+
+    def _restore_pose(self, keep: set[str]) -> None:
+        """Write the captured pose back, except channels whose RNA path is in ``keep``."""
+        for pb, name, prop, values in self.pose:
+            try:
+                if bone_path(name, prop) in keep:
+                    continue
+                setattr(pb, prop, values)
+            except ReferenceError:  # bone deleted meanwhile
+                continue
+
+    def _restore_keys(self) -> None:
+        obj = self.obj
+        for saved in self.curves:
+            fcurve = compat.find_fcurve(obj, saved.data_path, saved.index)
+            if saved.keys is None:
+                if fcurve is not None:
+                    compat.remove_fcurve(obj, fcurve)
+                continue
+            if fcurve is None:  # removed meanwhile: recreate (group is lost only then)
+                fcurve = compat.ensure_fcurve(obj, saved.data_path, saved.index, "")
+            _write_keys(fcurve, saved.keys)
+        container = compat.fcurve_container(obj)
+        if container is not None:
+            for group in [g for g in container.groups if g.name not in self.groups]:
+                if not group.channels:
+                    container.groups.remove(group)
+        compat.restore_action_layout(obj, self.layout)
+
+    def _restore_frame(self) -> None:
+        frame, subframe = self.frame
+        self.scene.frame_set(frame, subframe=subframe)  # always: re-evaluates the animation
+
+    def restore(self) -> None:
+        """Put everything back as it was at :meth:`capture`: keys, action, constraints,
+        frame, pose (in that order: the frame change re-evaluates the restored animation)."""
+        self._restore_keys()
+        self._unmute()
+        self._restore_frame()
+        self._restore_pose(set())
+
+    def finish(self, written: Iterable[str]) -> None:
+        """After a successful bake: unmute, go back to the frame, restore every pose channel
+        except the keyed ones (RNA paths ``written``), which show the new keys."""
+        self._unmute()
+        self._restore_frame()
+        self._restore_pose(set(written))

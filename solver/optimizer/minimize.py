@@ -1,0 +1,253 @@
+"""BFGS with Rosen's gradient projection in Goldfarb's active-set frame (Appendix).
+
+Minimises ``G(y)`` subject to ``A_i . y <= b_i`` (and ``== b_i`` for
+equalities), with unit rows ``A_i``. ``H`` is kept projected onto the null
+space of the active rows, so ``s = -H g`` never leaves them; the step is
+capped at the nearest inactive row, so every iterate is feasible, and
+Powell's line search makes ``G`` decrease at every iteration.
+
+Two departures from the Appendix's assumptions, both for degenerate limits:
+
+- a row on its bound that is (numerically) spanned by the active rows cannot
+  enter the active set, but it still caps the step; when it blocks a step of
+  zero length the step is taken with ``H`` projected off the row's residual
+  ``P a`` by (32) (for that step only), so the iterate slides along the row
+  instead of crossing it;
+- passes that do not move the point (adding or dropping rows, zero-length
+  steps) are not iterations; after more of them in a row than the rows and
+  variables could need, the run stops with ``NO_PROGRESS`` (or
+  ``KUHN_TUCKER`` when the Kuhn-Tucker conditions hold there).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from ..line_search import powell_search
+from ..linear import FEASIBILITY_TOLERANCE, LinearSystem
+from .active_set import DEPENDENT, ActiveSet
+from .hessian import HessianStrategy, add_row, drop_row, quasi_newton_update
+from .outcome import E, Outcome, Status
+
+
+def _project_both(active: ActiveSet, h: np.ndarray) -> np.ndarray:
+    """``P H P`` (n, n): the fallback of (32) when ``a^T H a`` vanishes."""
+    ph = active.project(h)
+    return active.project(ph.T)
+
+
+def minimize(
+    evaluate: Callable[[np.ndarray], E],
+    y0: np.ndarray,
+    system: LinearSystem,
+    strategy: HessianStrategy,
+    max_iterations: int = 200,
+    callback: Callable[[np.ndarray, float], None] | None = None,
+    kt_tolerance: float = 1e-14,
+    max_step: float = 0.5,
+    deadline: float | None = None,
+) -> Outcome[E]:
+    """Minimise ``G`` from the feasible point ``y0`` under the rows of ``system``.
+
+    Args:
+        evaluate: y (n,) -> evaluation with ``f``, ``g`` (n,) and ``reached``
+            (and ``gauss_newton()`` for the ``"gauss-newton-hybrid"`` strategy).
+        y0: (n,) feasible start.
+        system: unit rows (see :meth:`LinearSystem.normalised`).
+        strategy: how ``H`` is seeded and whether it is re-seeded
+            (:mod:`solver.optimizer.hessian`).
+        max_iterations: limit on iterations that move the point.
+        callback: called as ``callback(y, G(y))`` at the start and every iterate.
+        kt_tolerance: Step 2 treats ``H g`` as zero when
+            ``g^T H g <= kt_tolerance * (1 + G)``.
+        max_step: largest change of any variable in one iteration (radians or
+            scene units; a trust region on top of the Appendix's cap
+            ``min(1, lambda)``).
+        deadline: absolute ``time.perf_counter()`` value after which the run
+            stops with ``TIME_LIMIT`` (checked once per pass), or None.
+    """
+    nfev = 0
+
+    def count(v: np.ndarray) -> E:
+        nonlocal nfev
+        nfev += 1
+        return evaluate(v)
+
+    y = np.array(y0, dtype=float)
+    n = len(y)
+    e = count(y)
+    if callback is not None:
+        callback(y.copy(), e.f)
+    active = ActiveSet(system)
+    a_rows, b = system.A, system.b
+    inequality = ~np.asarray(system.equality, dtype=bool)
+    reseeds = skipped = 0
+
+    def seeded(at: E) -> np.ndarray:
+        h = strategy.initial(at)  # type: ignore[arg-type]
+        for i in active.rows:
+            updated = add_row(h, a_rows[i])
+            h = updated if updated is not None else _project_both(active, h)
+        return h
+
+    def enter(h: np.ndarray, i: int) -> np.ndarray:
+        """Add row ``i`` to the active set and update ``H`` by eq. (32)."""
+        updated = add_row(h, a_rows[i])
+        active.add(i)
+        return updated if updated is not None else _project_both(active, h)
+
+    # Step 1: equalities first, then inequalities active at the start.
+    h = strategy.initial(e)  # type: ignore[arg-type]
+    slack = a_rows @ y - b if len(b) else np.zeros(0)
+    start_rows = [i for i in range(len(b)) if not inequality[i]]
+    start_rows += [i for i in range(len(b)) if inequality[i] and slack[i] >= -FEASIBILITY_TOLERANCE]
+    for i in start_rows:
+        if not active.is_dependent(i):
+            h = enter(h, i)
+
+    nit = 0
+    stalls = 0  # passes in a row that did not move the point
+    stall_limit = 2 * len(b) + n + 10
+    blocked: list[np.ndarray] = []  # unit residuals P a of dependent rows met at this point
+    fresh = False  # H was re-seeded at this point (hybrid only)
+    status = Status.MAX_ITERATIONS
+    while True:
+        if e.reached:
+            status = Status.GOAL_REACHED
+            break
+        if deadline is not None and time.perf_counter() >= deadline:
+            status = Status.TIME_LIMIT
+            break
+        # Step 2: Kuhn-Tucker test.
+        hg = h @ e.g
+        alpha = active.multipliers(e.g)
+        predicted = float(e.g @ hg)
+        beta_k, beta = -1, 0.0
+        for k, i in enumerate(active.rows):
+            if inequality[i]:
+                value = alpha[k] / math.sqrt(active.M[k, k])
+                if value > beta:
+                    beta_k, beta = k, value
+        stationary = predicted <= kt_tolerance * (1.0 + e.f)
+        if stalls > stall_limit:
+            status = Status.KUHN_TUCKER if stationary and beta_k < 0 else Status.NO_PROGRESS
+            break
+        if stationary and strategy.reseeds and not fresh:
+            # Confirm with a fresh H: updates can leave H nearly singular in a
+            # direction where the projected gradient is not small.
+            candidate = seeded(e)
+            if float(e.g @ candidate @ e.g) > kt_tolerance * (1.0 + e.f):
+                h, fresh = candidate, True
+                reseeds += 1
+                continue
+        if stationary and beta_k < 0:
+            status = Status.KUHN_TUCKER
+            break
+        # Step 3: drop the row whose multiplier has the wrong sign, eq. (30).
+        if beta_k >= 0 and (stationary or np.linalg.norm(hg) <= 0.5 * beta):
+            dropped = active.remove(beta_k)
+            h = drop_row(h, active.project(a_rows[dropped]))
+            blocked.clear()
+            stalls += 1
+            continue
+        if nit >= max_iterations:
+            break
+        # Step 4: search direction, step cap, line search.
+        if blocked:
+            # Sliding along dependent rows: a temporary H projected off their
+            # residuals by (32) gives the quasi-Newton step on that face.
+            h_face = h
+            for r in blocked:
+                h_face = add_row(h_face, r) if h_face is not None else None
+            s = -(h_face @ e.g) if h_face is not None else -hg
+            for r in blocked:
+                s = s - float(r @ s) * r
+        else:
+            s = -hg
+        s = active.project(s)  # guards against round-off drift out of the active rows
+        slope = float(e.g @ s)
+        if slope >= 0.0:
+            if strategy.reseeds and not fresh:
+                h, fresh = seeded(e), True
+                reseeds += 1
+                continue
+            status = Status.KUHN_TUCKER if stationary and beta_k < 0 else Status.NO_PROGRESS
+            break
+        free = inequality.copy()
+        free[active.rows] = False
+        rate = a_rows @ s
+        blocking = np.flatnonzero(free & (rate > 1e-12 * np.linalg.norm(s)))
+        t_cap, j = min(1.0, max_step / max(float(np.abs(s).max()), 1e-300)), -1
+        if len(blocking):
+            ratios = np.maximum(b[blocking] - a_rows[blocking] @ y, 0.0) / rate[blocking]
+            k = int(np.argmin(ratios))
+            if ratios[k] <= t_cap:
+                t_cap, j = float(ratios[k]), int(blocking[k])
+        if j >= 0 and t_cap <= 1e-15:
+            # Already on row j (Step 5 with a zero step).
+            stalls += 1
+            r = active.residual(j)
+            if float(r @ r) < DEPENDENT:
+                # Spanned by the active rows: slide along it instead (see module doc).
+                for u in blocked:
+                    r = r - float(u @ r) * u
+                norm = float(np.linalg.norm(r))
+                if norm <= 1e-300:
+                    status = Status.NO_PROGRESS
+                    break
+                blocked.append(r / norm)
+                continue
+            h = enter(h, j)
+            blocked.clear()
+            continue
+        t, e_new = powell_search(count, y, s, e, t_cap)
+        y_new = y + t * s if e_new is not None else y
+        if e_new is None or not np.any(y_new != y) or not e_new.f < e.f:
+            if strategy.reseeds and not fresh:
+                h, fresh = seeded(e), True
+                reseeds += 1
+                continue
+            # Round-off stops the search; call it a Kuhn-Tucker point when the
+            # projected step predicts no meaningful decrease and no multiplier
+            # has the wrong sign.
+            near = predicted <= 1e3 * kt_tolerance * (1.0 + e.f)
+            status = Status.KUHN_TUCKER if near and beta_k < 0 else Status.NO_PROGRESS
+            break
+        fresh = False
+        sigma = y_new - y
+        y, e_old, e = y_new, e, e_new
+        nit += 1
+        stalls = 0
+        blocked.clear()
+        if callback is not None:
+            callback(y.copy(), e.f)
+        if j >= 0 and t >= t_cap:
+            # Step 5: the step hit row j; add it, eq. (32).
+            if not active.is_dependent(j):
+                h = enter(h, j)
+            continue
+        if strategy.reseed_after(e_old, sigma, e.f):  # type: ignore[arg-type]
+            h = seeded(e)
+            reseeds += 1
+            continue
+        # Step 6: BFGS (33) or DFP (34) update; skipped if sigma^T y <= 0.
+        updated = quasi_newton_update(h, sigma, e.g - e_old.g)
+        if updated is None:
+            skipped += 1
+        else:
+            h = updated
+    return Outcome(
+        y=y,
+        evaluation=e,
+        status=status,
+        nit=nit,
+        nfev=nfev,
+        active=list(active.rows),
+        multipliers=active.multipliers(e.g),
+        skipped_updates=skipped,
+        reseeds=reseeds,
+    )

@@ -1,0 +1,87 @@
+"""Support for the bake tests (not a test file): the modal operator driven without an event
+loop, and full keyframe comparisons.
+
+Import with ``from tests.blender.bake_support import ...``.
+"""
+
+from __future__ import annotations
+
+import types
+from types import ModuleType
+
+import bpy
+import numpy as np
+
+from tests.blender.reach_scenes import fcurves
+
+KEYFRAME_PROPERTIES = (
+    ("co", np.float32, 2), ("handle_left", np.float32, 2), ("handle_right", np.float32, 2),
+    ("interpolation", np.int32, 1), ("handle_left_type", np.int32, 1),
+    ("handle_right_type", np.int32, 1), ("easing", np.int32, 1), ("type", np.int32, 1),
+    ("back", np.float32, 1), ("amplitude", np.float32, 1), ("period", np.float32, 1),
+)  # fmt: skip
+
+
+def keyframes_of(obj: bpy.types.Object) -> dict[tuple[str, int], dict[str, np.ndarray]]:
+    """Every keyframe property of every F-curve of the object's action."""
+    out = {}
+    for fcurve in fcurves(obj):
+        points = fcurve.keyframe_points
+        data = {}
+        for prop, dtype, width in KEYFRAME_PROPERTIES:
+            values = np.empty(width * len(points), dtype=dtype)
+            points.foreach_get(prop, values)
+            data[prop] = values
+        out[(fcurve.data_path, fcurve.array_index)] = data
+    return out
+
+
+class FakeWindowManager:
+    """Stands in for ``context.window_manager`` of an interactive session."""
+
+    def __init__(self) -> None:
+        self.progress: list[int] = []
+        self.timers = 0
+
+    def progress_begin(self, lo: int, hi: int) -> None:
+        self.progress.append(lo)
+
+    def progress_update(self, value: int) -> None:
+        self.progress.append(value)
+
+    def progress_end(self) -> None:
+        self.progress.append(-1)
+
+    def event_timer_add(self, step: float, window: object = None) -> object:
+        self.timers += 1
+        return object()
+
+    def event_timer_remove(self, timer: object) -> None:
+        self.timers -= 1
+
+    def modal_handler_add(self, operator: object) -> bool:
+        return True
+
+
+def modal_operator(extension: ModuleType, obj: bpy.types.Object) -> tuple[object, object]:
+    """The bake operator's invoke/modal methods bound to a plain object, and a fake context.
+
+    Background Blender has no event loop, so the modal path (timer steps, ESC) is driven by
+    calling the operator's own methods with TIMER and ESC events.
+    """
+    cls = extension.operators.bake_ops.REACH_OT_bake
+    fake = types.SimpleNamespace(
+        use_scene_range=True, frame_start=1, frame_end=250, frame_step=1,
+        only_selected=False, mode="REPLACE", reports=[], _job=None, _timer=None,
+        time_slice=0.0,  # one frame per timer event, however fast the machine
+    )  # fmt: skip
+    fake.report = lambda kind, text: fake.reports.append((kind, text))
+    for name in ("_frames", "_start", "_fail", "_done", "_store", "_end_modal", "invoke", "modal",
+                 "execute"):  # fmt: skip
+        if hasattr(cls, name):
+            setattr(fake, name, types.MethodType(getattr(cls, name), fake))
+    context = types.SimpleNamespace(
+        scene=bpy.context.scene, active_object=obj, window=object(),
+        window_manager=FakeWindowManager(),
+    )  # fmt: skip
+    return fake, context

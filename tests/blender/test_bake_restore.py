@@ -1,0 +1,250 @@
+"""A bake that fails or is cancelled leaves the scene exactly as it was.
+
+Any exception at any point (Reach's or not, in the solve, in a frame-change handler, while
+the keys are written), and ESC in the modal bake, must restore: Blender's IK constraints the
+bake muted, the current frame, the action / animation data and every existing key (all
+keyframe properties), and the pose (un-keyed edits of keyed channels included).
+"""
+
+from __future__ import annotations
+
+import math
+import types
+from collections.abc import Iterator
+from types import ModuleType
+
+import bpy
+import numpy as np
+import pytest
+
+from tests.blender.bake_support import keyframes_of, modal_operator
+from tests.blender.reach_scenes import activate, add_constraint, add_empty, fcurves, make_chain
+
+FRAMES = 30
+
+
+def pose_of(obj: bpy.types.Object) -> dict[str, np.ndarray]:
+    """Every pose channel of every bone."""
+    props = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle", "scale")
+    return {
+        pb.name: np.concatenate([np.array(getattr(pb, p)) for p in props]) for pb in obj.pose.bones
+    }
+
+
+def _circle(frame: int) -> tuple[float, float, float]:
+    theta = 2.0 * math.pi * (frame - 1) / FRAMES
+    return (1.2 * math.cos(theta), 1.2 * math.sin(theta), 2.0)
+
+
+def _rig(keyed: bool = True) -> tuple[bpy.types.Object, bpy.types.Constraint]:
+    """A 3-bone chain reaching for an animated target, with the user's own work on it:
+    a built-in IK (the bake mutes it), keys on a solved channel inside and outside the range
+    with non-default interpolation, easing and handle types, and an un-keyed pose edit."""
+    obj = make_chain()
+    target = add_empty("T", _circle(1))
+    for frame in range(1, FRAMES + 1):
+        target.location = _circle(frame)
+        target.keyframe_insert("location", frame=frame)
+    ik = obj.pose.bones["b2"].constraints.new("IK")
+    ik.target = add_empty("other", (0.0, 3.0, 0.0))
+    add_constraint(obj, "b2", target, "POSITION")
+    b1 = obj.pose.bones["b1"]
+    if keyed:
+        for frame, angle in ((1, 0.0), (12, 0.4), (60, -0.3)):
+            b1.rotation_quaternion = (math.cos(angle / 2), math.sin(angle / 2), 0.0, 0.0)
+            b1.keyframe_insert("rotation_quaternion", frame=frame)
+        points = next(f for f in fcurves(obj) if f.array_index == 1).keyframe_points
+        points[1].interpolation = "BACK"
+        points[1].easing = "EASE_OUT"
+        points[0].handle_right_type = "VECTOR"
+        points[2].type = "BREAKDOWN"
+        obj.pose.bones["b0"].location = (0.0, 0.0, 0.0)
+        obj.pose.bones["b0"].keyframe_insert("location", frame=3)
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, FRAMES
+    scene.frame_set(7)
+    b1.rotation_quaternion = (0.9, 0.0, 0.3, 0.0)  # an un-keyed edit of a keyed channel
+    b1.scale = (1.0, 1.2, 1.0)
+    activate(obj)
+    return obj, ik
+
+
+def _snapshot(obj: bpy.types.Object) -> dict:
+    ad = obj.animation_data
+    return {
+        "keys": keyframes_of(obj),
+        "pose": pose_of(obj),
+        "frame": bpy.context.scene.frame_current,
+        "action": None if ad is None else ad.action,
+        "has_animation_data": ad is not None,
+        "actions": {a.name for a in bpy.data.actions},
+    }
+
+
+def _assert_unchanged(obj: bpy.types.Object, before: dict, ik: bpy.types.Constraint) -> None:
+    after = _snapshot(obj)
+    assert not ik.mute, "the built-in IK muted for the bake was not unmuted"
+    assert after["frame"] == before["frame"]
+    assert after["has_animation_data"] == before["has_animation_data"]
+    assert after["action"] == before["action"]
+    assert after["actions"] == before["actions"]
+    assert after["keys"].keys() == before["keys"].keys()
+    for channel, data in before["keys"].items():
+        for prop, values in data.items():
+            assert np.array_equal(values, after["keys"][channel][prop]), (channel, prop)
+    for name, values in before["pose"].items():
+        assert np.array_equal(values, after["pose"][name]), name
+
+
+@pytest.fixture
+def fail_at_solve(extension: ModuleType, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    """``fail_at_solve(k, exc)``: the k-th solve (1-based) of the next bake raises ``exc``."""
+    original = extension.solver.Solver.solve
+
+    def arm(k: int, exc: BaseException) -> None:
+        calls = [0]
+
+        def solve(self: object, *args: object, **kwargs: object) -> object:
+            calls[0] += 1
+            if calls[0] == k:
+                raise exc
+            return original(self, *args, **kwargs)
+
+        monkeypatch.setattr(extension.solver.Solver, "solve", solve)
+
+    yield arm
+
+
+@pytest.mark.parametrize(
+    "exc", [KeyError("pose bone"), ValueError("bad value"), ZeroDivisionError("boom")]
+)
+@pytest.mark.parametrize("keyed", [True, False])
+def test_exception_in_the_solve_at_frame_k_restores_everything(
+    clean_scene: bpy.types.Scene, fail_at_solve: object, exc: Exception, keyed: bool
+) -> None:
+    obj, ik = _rig(keyed)
+    before = _snapshot(obj)
+    fail_at_solve(12, exc)
+    with pytest.raises(RuntimeError, match=f"frame 12, nothing written: {type(exc).__name__}"):
+        bpy.ops.reach.bake()
+    _assert_unchanged(obj, before, ik)
+
+
+def test_reach_error_from_the_solver_restores_everything(
+    clean_scene: bpy.types.Scene, fail_at_solve: object, extension: ModuleType
+) -> None:
+    obj, ik = _rig()
+    before = _snapshot(obj)
+    fail_at_solve(1, extension.solver.InvalidInputError("start has NaN"))
+    with pytest.raises(RuntimeError, match="frame 1, nothing written: start has NaN"):
+        bpy.ops.reach.bake()
+    _assert_unchanged(obj, before, ik)
+
+
+@pytest.mark.parametrize("mode", ["REPLACE", "LAYER"])
+@pytest.mark.parametrize("keyed", [True, False])
+def test_error_while_writing_keys_restores_everything(
+    clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch,
+    mode: str, keyed: bool,
+) -> None:  # fmt: skip
+    """The write fails after some channels were already rewritten (keys removed / added)."""
+    obj, ik = _rig(keyed)
+    before = _snapshot(obj)
+    compat = extension.bridge.compat
+    original = compat.ensure_fcurve
+    calls = [0]
+
+    def ensure_fcurve(*args: object, **kwargs: object) -> object:
+        calls[0] += 1
+        if calls[0] == 4:
+            raise MemoryError("out of memory while keying")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(compat, "ensure_fcurve", ensure_fcurve)
+    with pytest.raises(RuntimeError, match="nothing written: MemoryError"):
+        bpy.ops.reach.bake(mode=mode)
+    assert calls[0] == 4, "the write did not get as far as the fourth channel"
+    _assert_unchanged(obj, before, ik)
+
+
+def test_bone_renamed_mid_bake_restores_everything(clean_scene: bpy.types.Scene) -> None:
+    """A frame-change handler renames a chain bone at frame 9 (a KeyError in the bake)."""
+    obj, ik = _rig()
+    before = _snapshot(obj)
+
+    def rename(scene: bpy.types.Scene, *_args: object) -> None:
+        if scene.frame_current == 9 and "b0" in obj.data.bones:
+            obj.data.bones["b0"].name = "renamed"
+
+    bpy.app.handlers.frame_change_pre.append(rename)
+    try:
+        with pytest.raises(RuntimeError, match="frame 9, nothing written: KeyError"):
+            bpy.ops.reach.bake()
+    finally:
+        bpy.app.handlers.frame_change_pre.remove(rename)
+    obj.data.bones["renamed"].name = "b0"  # Blender renames the F-curve paths back too
+    _assert_unchanged(obj, before, ik)
+
+
+def test_target_deleted_mid_bake_restores_everything(clean_scene: bpy.types.Scene) -> None:
+    obj, ik = _rig()
+    before = _snapshot(obj)
+    target = bpy.data.objects["T"]
+
+    def delete(scene: bpy.types.Scene, *_args: object) -> None:
+        if scene.frame_current == 5 and "T" in bpy.data.objects:
+            bpy.data.objects.remove(target)
+
+    bpy.app.handlers.frame_change_post.append(delete)
+    try:
+        with pytest.raises(RuntimeError, match=r"frame 5, nothing written: .*deleted"):
+            bpy.ops.reach.bake()
+    finally:
+        bpy.app.handlers.frame_change_post.remove(delete)
+    _assert_unchanged(obj, before, ik)
+
+
+TIMER, ESC = types.SimpleNamespace(type="TIMER"), types.SimpleNamespace(type="ESC")
+
+
+def test_modal_bake_cancelled_with_esc_restores_everything(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    obj, ik = _rig()
+    before = _snapshot(obj)
+    op, context = modal_operator(extension, obj)
+    assert op.invoke(context, None) == {"RUNNING_MODAL"}
+    for _ in range(10):
+        assert op.modal(context, TIMER) == {"RUNNING_MODAL"}
+    assert ik.mute  # muted while the bake runs
+    assert op.modal(context, ESC) == {"CANCELLED"}
+    assert "nothing written" in op.reports[-1][1]
+    assert context.window_manager.timers == 0 and context.window_manager.progress[-1] == -1
+    _assert_unchanged(obj, before, ik)
+
+
+def test_modal_bake_failing_at_frame_k_restores_everything(
+    clean_scene: bpy.types.Scene, extension: ModuleType, fail_at_solve: object
+) -> None:
+    obj, ik = _rig()
+    before = _snapshot(obj)
+    fail_at_solve(6, KeyError("missing"))
+    op, context = modal_operator(extension, obj)
+    assert op.invoke(context, None) == {"RUNNING_MODAL"}
+    states = [op.modal(context, TIMER) for _ in range(6)]
+    assert states == [{"RUNNING_MODAL"}] * 5 + [{"CANCELLED"}]
+    kind, text = op.reports[-1]
+    assert kind == {"ERROR"} and "frame 6, nothing written: KeyError" in text
+    assert context.window_manager.timers == 0 and context.window_manager.progress[-1] == -1
+    _assert_unchanged(obj, before, ik)
+
+
+def test_successful_bake_keeps_unbaked_pose_edits(clean_scene: bpy.types.Scene) -> None:
+    """Only the baked channels change; an un-keyed edit of another channel survives."""
+    obj, ik = _rig()
+    before = pose_of(obj)
+    bpy.ops.reach.bake()
+    assert not ik.mute and clean_scene.frame_current == 7
+    b1 = obj.pose.bones["b1"]
+    assert np.array_equal(np.array(b1.scale), before["b1"][-3:])
+    assert not np.allclose(np.array(b1.rotation_quaternion), before["b1"][3:7])  # baked
