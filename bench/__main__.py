@@ -7,14 +7,16 @@ RESULTS.md comes from a full run.
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
 from bench import plots
-from bench.acceptance import REACH, chain_checks, solver_checks
+from bench.acceptance import chain_checks, solver_checks
 from bench.cases import CHAIN_DOFS, SOLVE_TIMEOUT, chain_cases, peers
 from bench.harness import run_case
 from bench.report import BenchRun, write_readme_section, write_results
@@ -32,6 +34,7 @@ def run_tasks(count: int, only: set[str] | None):
     """The human-figure cases, or an empty list (with the reason logged) if unavailable."""
     try:
         from bench.human_cases import human_cases
+        from bench.peers.scipy_peer import METHODS
         from bench.tasks import ReachTask, ScipyTask, run_task_case
 
         cases = human_cases(count)
@@ -43,7 +46,7 @@ def run_tasks(count: int, only: set[str] | None):
         if only and case.name not in only:
             continue
         log(f"{case.name}: {case.count} samples")
-        task_peers = [ReachTask()] + [ScipyTask(m) for m in ("SLSQP", "trust-constr", "L-BFGS-B")]
+        task_peers = [ReachTask()] + [ScipyTask(m) for m in METHODS]
         out.append((case, run_task_case(case, task_peers, log=log)))
     return out
 
@@ -56,11 +59,11 @@ def run_profiles(chains, tasks) -> dict[str, str]:
 
     out = {}
     for run in chains:
-        if run.case.name not in ("arm-7 pose", "chain-30", "chain-300"):
+        if run.case.name not in ("iiwa7 pose", "arm-7 pose", "chain-30 pose"):
             continue
         targets = run.case.targets()
-        peer = ReachChain(run.case.spec, run.case.orientation)
-        k = 20 if run.case.spec.n < 100 else 3
+        peer = ReachChain(run.case.chain, run.case.orientation)
+        k = 20 if run.case.chain.n < 100 else 3
 
         def work(peer=peer, targets=targets, k=k, orientation=run.case.orientation):
             for i in range(k):
@@ -79,6 +82,26 @@ def run_profiles(chains, tasks) -> dict[str, str]:
     return out
 
 
+def run_eval_speed(log: Callable[[str], None]) -> str:
+    """Output of ``python -m bench.eval_speed`` (objective + gradient against a minimal
+    batched-numpy kinematics sketch), or why it did not run."""
+    if not (HERE / "eval_speed.py").exists():
+        return "bench/eval_speed.py is not on this branch: not run."
+    log("eval_speed")
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.eval_speed"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=HERE.parent,
+        timeout=900,
+    )
+    text = done.stdout.strip()
+    if done.returncode:
+        text += f"\n(exit status {done.returncode})\n{done.stderr.strip()[-2000:]}"
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the bench and write bench/RESULTS.md and the plots; returns 0."""
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
@@ -87,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-blender", action="store_true", help="leave out the bpy peers")
     parser.add_argument("--only", default="", help="comma-separated case names to run")
     parser.add_argument("--out", type=Path, default=HERE, help="folder for RESULTS.md and PNGs")
-    parser.add_argument("--budget", type=float, default=25.0, help="seconds per peer per case")
+    parser.add_argument("--budget", type=float, default=40.0, help="seconds per peer per case")
+    parser.add_argument("--no-eval-speed", action="store_true", help="skip bench.eval_speed")
     args = parser.parse_args(argv)
 
     started, clock = datetime.now(), time.perf_counter()
@@ -100,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     for case in chain_cases(count, CHAIN_DOFS):
         if only and case.name not in only:
             continue
-        log(f"{case.name}: {case.spec.n} DOF, {'pose' if case.orientation else 'position'}")
+        log(f"{case.name}: {case.chain.n} DOF, {'pose' if case.orientation else 'position'}")
         chains.append(run_case(case, peer_defs, budget=args.budget, log=log, timeout=SOLVE_TIMEOUT))
 
     tasks = run_tasks(5 if args.quick else 20, only)
@@ -114,16 +138,14 @@ def main(argv: list[str] | None = None) -> int:
     except Exception:
         profiles = {"profiling failed": traceback.format_exc()}
 
-    task_summaries = {
-        case.name: next(r.summary() for r in runs if r.name == REACH) for case, runs in tasks
-    }
-    checks = chain_checks(chains) + solver_checks(chains, task_summaries, tracks)
+    eval_speed = "" if args.no_eval_speed else run_eval_speed(log)
+    checks = chain_checks(chains) + solver_checks(tracks)
     args.out.mkdir(parents=True, exist_ok=True)
     pictures = []
     if chains:
         plots.time_vs_dof(chains, args.out / "time_vs_dof.png")
         pictures.append(("time_vs_dof.png", "Median solve time against DOF"))
-        rate_cases = ("chain-7", "arm-7 pose", "chain-30", "chain-100")
+        rate_cases = tuple(c.case.name for c in chains)
         plots.rate_vs_tolerance(chains, args.out / "solve_rate_vs_tolerance.png", rate_cases)
         pictures.append(("solve_rate_vs_tolerance.png", "Solve rate against tolerance"))
         plots.residuals(chains, args.out / "residuals.png")
@@ -145,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         command=command,
         plots=pictures,
         notes=notes_path.read_text() if notes_path.exists() else "",
+        eval_speed=eval_speed,
     )
     write_results(bench_run, args.out / "RESULTS.md")
     write_readme_section(bench_run, args.out / "README_section.md")

@@ -2,47 +2,71 @@
 
 from __future__ import annotations
 
-from bench.chains import arm7, serial_chain
+from bench.chains import arm7, serial_chain, to_serial
 from bench.harness import ChainCase, PeerDef
 
-CHAIN_DOFS = (3, 7, 10, 30, 70, 100, 300)
+CHAIN_DOFS = (7, 30, 100)
+"""Procedural X/Z chains (full pose goals), besides the robots and the 7-DOF arm."""
+ROBOT_NAMES = ("iiwa7", "xarm6")
 SOLVE_TIMEOUT = 5.0
 """Seconds one solve may take before it counts as a failure."""
+RESTART_BUDGET = 0.1
+"""Seconds of solving per target: TRAC-IK's timeout, and the budget within which the bench
+restarts the peers that have no restarts of their own (scipy, ikpy) from random starts."""
 
 
 def chain_cases(count: int = 100, dofs: tuple[int, ...] = CHAIN_DOFS) -> list[ChainCase]:
-    """Position-only serial chains, plus the 7-DOF arm with a position+orientation goal."""
-    cases = [ChainCase(f"chain-{n}", serial_chain(n), orientation=False, count=count) for n in dofs]
-    cases.insert(2, ChainCase("arm-7 pose", arm7(), orientation=True, count=count))
+    """Robot arms, the 7-DOF procedural arm and X/Z chains; all with full pose goals."""
+    from bench.robots import ROBOTS, robot_chain
+
+    cases = []
+    for robot in ROBOT_NAMES:
+        file, base, tip = ROBOTS[robot]
+        source = f"pybullet_data/{file}, {base} to {tip}"
+        cases.append(ChainCase(f"{robot} pose", robot_chain(robot), True, count, source=source))
+    spec = arm7()
+    cases.append(ChainCase("arm-7 pose", to_serial(spec, "arm-7"), True, count, spec=spec))
+    for n in dofs:
+        spec = serial_chain(n)
+        chain = to_serial(spec, f"chain-{n}")
+        cases.append(ChainCase(f"chain-{n} pose", chain, True, count, spec=spec))
     return cases
 
 
-def _reach(spec, orientation):
+def _reach(case):
     from bench.peers.reach import ReachChain
 
-    return ReachChain(spec, orientation)
+    return ReachChain(case.chain, case.orientation)
+
+
+def _tracik(case):
+    from bench.peers.tracik_peer import TracIKChain
+
+    return TracIKChain(case.chain, case.orientation, timeout=RESTART_BUDGET)
 
 
 def _scipy(method: str):
-    def build(spec, orientation):
+    def build(case):
         from bench.peers.scipy_peer import ScipyChain
 
-        return ScipyChain(spec, orientation, method, timeout=SOLVE_TIMEOUT)
+        return ScipyChain(
+            case.chain, case.orientation, method, timeout=SOLVE_TIMEOUT, budget=RESTART_BUDGET
+        )
 
     return build
 
 
-def _ikpy(spec, orientation):
+def _ikpy(case):
     from bench.peers.ikpy_peer import IkpyChain
 
-    return IkpyChain(spec, orientation, timeout=SOLVE_TIMEOUT)
+    return IkpyChain(case.chain, case.orientation, timeout=SOLVE_TIMEOUT, budget=RESTART_BUDGET)
 
 
 def _blender(ik_solver: str):
-    def build(spec, orientation):
+    def build(case):
         from bench.peers.blender_adapter import BlenderChain
 
-        return BlenderChain(spec, orientation, ik_solver)
+        return BlenderChain(case.spec, case.orientation, ik_solver)
 
     return build
 
@@ -60,11 +84,12 @@ def _cap(limits: dict[int, int]):
 def peers(blender: bool = True) -> list[PeerDef]:
     """Every peer, Reach IK first. ``blender=False`` leaves out the bpy peers."""
     result = [
-        PeerDef("Reach IK", _reach),
-        PeerDef("scipy SLSQP", _scipy("SLSQP"), _cap({100: 30, 300: 10})),
-        PeerDef("scipy trust-constr", _scipy("trust-constr"), _cap({70: 30, 300: 10})),
-        PeerDef("scipy L-BFGS-B", _scipy("L-BFGS-B"), _cap({300: 30})),
-        PeerDef("ikpy", _ikpy, _cap({70: 30, 100: 10, 300: 5})),
+        PeerDef("Reach IK", _reach, restarts="internal"),
+        PeerDef("TRAC-IK", _tracik, restarts="internal"),
+        PeerDef("scipy least_squares", _scipy("least_squares"), _cap({100: 30}), "bench"),
+        PeerDef("scipy SLSQP", _scipy("SLSQP"), _cap({100: 30}), "bench"),
+        PeerDef("scipy L-BFGS-B", _scipy("L-BFGS-B"), _cap({100: 30}), "bench"),
+        PeerDef("ikpy", _ikpy, _cap({30: 30, 100: 10}), "bench"),
     ]
     if blender:
         result += [

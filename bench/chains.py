@@ -1,8 +1,8 @@
-"""Serial chain geometry shared by every peer, its forward kinematics and the target sampler.
+"""Procedural serial chains (:class:`ChainSpec`): X/Z chains of n links and a 7-DOF arm.
 
-A chain is described once (:class:`ChainSpec`) and every peer builds its own model from it:
-Reach IK a :class:`solver.Figure`, ikpy a ``Chain`` of ``URDFLink``, Blender an armature of
-bones. Residuals are always measured with :func:`forward` below, so no peer grades itself.
+A spec is turned into the bench's common :class:`bench.serial.SerialChain` by
+:func:`to_serial` (every peer and the grading use that); Blender's peers build their bone
+chain from the spec itself, whose geometry is that of Blender bones.
 
 Frames: link 0's joint is at the world origin; at zero angles every link points along world
 +Z. Link i's local frame at rest is the Blender bone frame of a bone pointing +Z with roll 0
@@ -141,44 +141,3 @@ def arm7() -> ChainSpec:
         lower=tuple(lo for lo, _ in limits),
         upper=tuple(hi for _, hi in limits),
     )
-
-
-@dataclass(frozen=True)
-class Targets:
-    """Reachable targets made by forward kinematics of uniformly sampled joint angles.
-
-    angles: (k, n) radians; positions: (k, 3) scene units; rotations: (k, 3, 3) world.
-    """
-
-    angles: np.ndarray
-    positions: np.ndarray
-    rotations: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.positions)
-
-
-def sample_targets(spec: ChainSpec, count: int, seed: int = 1) -> Targets:
-    """``count`` targets from joint angles uniform within the limits (fixed RNG ``seed``)."""
-    rng = np.random.default_rng([seed, spec.n])
-    lower, upper = np.asarray(spec.lower), np.asarray(spec.upper)
-    angles = rng.uniform(lower, upper, size=(count, spec.n))
-    frames = [forward(spec, a) for a in angles]
-    positions = np.array([p for p, _ in frames]).reshape(count, 3)
-    rotations = np.array([r for _, r in frames]).reshape(count, 3, 3)
-    return Targets(angles=angles, positions=positions, rotations=rotations)
-
-
-def direction_errors_degrees(rotation: np.ndarray, target: np.ndarray) -> float:
-    """Largest angle (degrees) between the effector's local X / Y axes and their targets.
-
-    This is the orientation residual of an orientation goal on the x and y directions
-    (the tolerance 0.01 degrees applies to each direction). rotation, target: (3, 3).
-    """
-    worst = 0.0
-    for k in (0, 1):
-        a, b = rotation[:, k], target[:, k]
-        # atan2 of |cross| and dot is accurate for tiny angles, unlike arccos.
-        angle = np.arctan2(np.linalg.norm(np.cross(a, b)), float(np.dot(a, b)))
-        worst = max(worst, float(np.degrees(angle)))
-    return worst

@@ -14,33 +14,44 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from bench.chains import ChainSpec, Targets, sample_targets
+from bench.chains import ChainSpec
 from bench.metrics import Record, Summary, grade, summarize
 from bench.peers.base import Attempt, PeerUnavailableError
+from bench.serial import SerialChain, Targets, sample_targets
 
 
 @dataclass(frozen=True)
 class ChainCase:
-    """A chain and a goal type: ``count`` targets sampled with a fixed seed."""
+    """A chain and a goal type: ``count`` targets sampled with a fixed seed.
+
+    spec: the procedural description when the chain has one (Blender's peers need it).
+    """
 
     name: str
-    spec: ChainSpec
+    chain: SerialChain
     orientation: bool
     count: int = 100
     seed: int = 1
+    spec: ChainSpec | None = None
+    source: str = ""
 
     def targets(self) -> Targets:
         """The case's targets (deterministic)."""
-        return sample_targets(self.spec, self.count, seed=self.seed)
+        return sample_targets(self.chain, self.count, seed=self.seed)
 
 
 @dataclass(frozen=True)
 class PeerDef:
-    """How to build a peer for a case, and how many targets it gets at ``n`` DOF."""
+    """How to build a peer for a case, and how many targets it gets at ``n`` DOF.
+
+    restarts: "internal" (the peer restarts by itself: TRAC-IK, Reach IK's defaults),
+    "bench" (:func:`bench.peers.base.with_restarts` restarts it) or "none".
+    """
 
     name: str
-    build: Callable[[ChainSpec, bool], object]
+    build: Callable[[ChainCase], object]
     cap: Callable[[int], int | None] = lambda n: None
+    restarts: str = "none"
 
 
 @dataclass
@@ -49,6 +60,7 @@ class PeerRun:
 
     name: str
     records: list[Record] = field(default_factory=list)
+    restarts: str = "none"
     planned: int = 0
     unavailable: str | None = None
     note: str = ""
@@ -73,7 +85,7 @@ class CaseRun:
 
 def _build(peer: PeerDef, case: ChainCase) -> tuple[object | None, str | None]:
     try:
-        return peer.build(case.spec, case.orientation), None
+        return peer.build(case), None
     except PeerUnavailableError as error:
         return None, str(error)
     except Exception as error:  # a broken peer is reported, the bench goes on
@@ -95,10 +107,14 @@ def run_case(
     built, runs = [], []
     for peer in peers:
         instance, reason = _build(peer, case)
-        cap = peer.cap(case.spec.n)
+        cap = peer.cap(case.chain.n)
         planned = case.count if cap is None else min(cap, case.count)
         note = "" if planned == case.count else f"capped at {planned} of {case.count} targets"
-        runs.append(PeerRun(peer.name, planned=planned, unavailable=reason, note=note))
+        runs.append(
+            PeerRun(
+                peer.name, restarts=peer.restarts, planned=planned, unavailable=reason, note=note
+            )
+        )
         built.append(instance)
         if reason:
             log(f"  {peer.name}: peer unavailable: {reason}")
@@ -121,17 +137,18 @@ def run_case(
             except Exception as error:  # reported as a failed solve, never dropped
                 detail = "".join(traceback.format_exception_only(error)).strip()
                 attempt = Attempt(None, time.perf_counter() - start, error=detail)
-            cpu = time.process_time() - cpu
+            cpu = time.process_time() - cpu if attempt.cpu is None else attempt.cpu
             if attempt.error is None and attempt.seconds > timeout:
                 # Peers that cannot be interrupted get the same limit after the fact.
                 attempt = replace(attempt, error=f"timeout (took {attempt.seconds:.1f} s)")
             run.spent += time.perf_counter() - start
-            run.records.append(grade(case.spec, attempt, k, position, rotation, cpu=cpu))
+            run.records.append(grade(case.chain, attempt, k, position, rotation, cpu=cpu))
     for run in runs:
         if not run.unavailable:
             s = run.summary()
             log(
-                f"  {run.name:22s} {s.solved:4d}/{s.attempted:<4d} solved  "
+                f"  {run.name:22s} {s.solved:4d}/{s.attempted:<4d} solved "
+                f"({s.solved_single:4d} first try)  "
                 f"median {1e3 * s.median_time_all:9.3f} ms  "
                 f"median residual {s.median_position_error:.2e}"
             )

@@ -40,12 +40,11 @@ def tube_case(grouped: bool, count: int = 20) -> TaskCase:
     )
 
 
-HUMAN_DEGREES_PER_UNIT = 100.0
-"""Eq. (8)'s d on the metre-scale human: 1 degree weighs like 1 cm, as in the tube task."""
-
-
 def limbs_case(count: int = 50) -> TaskCase:
-    """Both hands (position + two directions) and both elbows to a random reachable pose."""
+    """Both hands (position + two directions) and both elbows to a random reachable pose.
+
+    The hand goals use the goal's default orientation weight (no tuning for the bench).
+    """
     from examples.human import SIDES, build_human
 
     def make(k: int) -> Task:
@@ -64,7 +63,6 @@ def limbs_case(count: int = 50) -> TaskCase:
                 frame[:3, :3] @ hand.point + frame[:3, 3],
                 x=frame[:3, :3] @ hand.x,
                 y=frame[:3, :3] @ hand.y,
-                degrees=HUMAN_DEGREES_PER_UNIT,
             )
             constraints.append(solver.Constraint(hand, goal, name=f"{side} hand"))
             elbow = human.elbow_effector(side)

@@ -1,26 +1,28 @@
 """Grading one attempt against its target, and summarising a peer's attempts on a case.
 
 A solve counts as solved when the tip is within :data:`POSITION_TOLERANCE` of the target,
-each orientation direction within :data:`ANGLE_TOLERANCE` (when the case has one), and no
-joint is outside its limits by more than :data:`LIMIT_SLACK`. A timeout or an exception is a
-failure with an infinite residual: failures are kept, never dropped.
+its rotation within :data:`ANGLE_TOLERANCE` of the target rotation (when the case has an
+orientation goal), and no joint is outside its limits by more than :data:`LIMIT_SLACK`.
+Residuals come from :func:`bench.serial.forward` of the peer's joint angles (Blender: its
+evaluated tip), never from a peer's own kinematics. A timeout or an exception is a failure
+with an infinite residual: failures are kept, never dropped.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from bench.chains import ChainSpec, direction_errors_degrees, forward
 from bench.peers.base import Attempt
+from bench.serial import SerialChain, forward, rotation_angle
 
 POSITION_TOLERANCE = 1e-5
-"""Scene units."""
-ANGLE_TOLERANCE = 0.01
-"""Degrees, per orientation direction (the tip's local X and Y)."""
+"""Metres (scene units): TRAC-IK's benchmark tolerance."""
+ANGLE_TOLERANCE = 1e-3
+"""Radians: the tip rotation's angle from the target rotation (axis-angle)."""
 LIMIT_SLACK = 1e-7
 """Radians a joint may exceed a limit by (floating-point round-off) before it is a violation."""
 
@@ -29,7 +31,7 @@ LIMIT_SLACK = 1e-7
 class Record:
     """The graded outcome of one solve.
 
-    position_error: scene units (inf when no answer); angle_error: degrees or None for
+    position_error: scene units (inf when no answer); angle_error: radians or None for
     position-only cases; violation: radians beyond the worst-violated limit (0 = none);
     outcome: "solved", "missed", "limits", "timeout" or "error"; mismatch: scene units
     between the peer's own tip and the chain's forward kinematics of its angles (peers that
@@ -47,15 +49,22 @@ class Record:
     mismatch: float | None = None
     detail: str = ""
     cpu: float = math.nan
+    single: Record | None = None
+    tries: int = 1
 
     @property
     def solved(self) -> bool:
         """True when the target was reached within tolerance and limits."""
         return self.outcome == "solved"
 
+    @property
+    def first(self) -> Record:
+        """The graded first try from the seed pose (this record when it had one try)."""
+        return self if self.single is None else self.single
+
 
 def grade(
-    spec: ChainSpec,
+    chain: SerialChain,
     attempt: Attempt,
     index: int,
     position: np.ndarray,
@@ -64,7 +73,32 @@ def grade(
     angle_tolerance: float = ANGLE_TOLERANCE,
     cpu: float = math.nan,
 ) -> Record:
-    """Grade ``attempt`` on target ``position`` (3,) [and ``rotation`` (3, 3) or None]."""
+    """Grade ``attempt`` on target ``position`` (3,) [and ``rotation`` (3, 3) or None].
+
+    When the bench restarted the peer (``attempt.single`` is set), the first try is graded
+    too and kept as ``Record.single``.
+    """
+    single = None
+    if attempt.single is not None:
+        single = grade(
+            chain, attempt.single, index, position, rotation, position_tolerance, angle_tolerance
+        )
+    record = _grade_one(
+        chain, attempt, index, position, rotation, position_tolerance, angle_tolerance, cpu
+    )
+    return replace(record, single=single, tries=attempt.tries)
+
+
+def _grade_one(
+    chain: SerialChain,
+    attempt: Attempt,
+    index: int,
+    position: np.ndarray,
+    rotation: np.ndarray | None,
+    position_tolerance: float,
+    angle_tolerance: float,
+    cpu: float,
+) -> Record:
     if attempt.angles is None or attempt.error is not None:
         outcome = "timeout" if (attempt.error or "").startswith("timeout") else "error"
         return Record(
@@ -79,14 +113,14 @@ def grade(
             cpu=cpu,
         )
     angles = np.asarray(attempt.angles, dtype=float)
-    fk_tip, fk_rotation = forward(spec, angles)
+    fk_tip, fk_rotation = forward(chain, angles)
     tip = fk_tip if attempt.tip is None else attempt.tip
     tip_rotation = fk_rotation if attempt.rotation is None else attempt.rotation
     mismatch = None if attempt.tip is None else float(np.linalg.norm(attempt.tip - fk_tip))
     position_error = float(np.linalg.norm(tip - position))
-    angle_error = None if rotation is None else direction_errors_degrees(tip_rotation, rotation)
-    below = np.asarray(spec.lower) - angles
-    above = angles - np.asarray(spec.upper)
+    angle_error = None if rotation is None else rotation_angle(tip_rotation, rotation)
+    below = np.asarray(chain.lower) - angles
+    above = angles - np.asarray(chain.upper)
     violation = float(max(0.0, below.max(), above.max()))
     if not np.all(np.isfinite(angles)):
         outcome = "error"
@@ -109,6 +143,20 @@ def grade(
         mismatch,
         cpu=cpu,
     )
+
+
+def within_tolerance(
+    chain: SerialChain, angles: np.ndarray, position: np.ndarray, rotation: np.ndarray | None
+) -> bool:
+    """Whether joint ``angles`` put the tip within the graded tolerances of the target.
+
+    The stop check the bench gives peers without one of their own (run outside their
+    timed region), and the restart test of :func:`bench.peers.base.with_restarts`.
+    """
+    tip, tip_rotation = forward(chain, angles)
+    if np.linalg.norm(tip - position) > POSITION_TOLERANCE:
+        return False
+    return rotation is None or rotation_angle(tip_rotation, rotation) <= ANGLE_TOLERANCE
 
 
 def solve_rate_at(
@@ -142,6 +190,7 @@ class Summary:
     planned: int
     attempted: int
     solved: int
+    solved_single: int = 0
     outcomes: Counter = field(default_factory=Counter)
     median_time_solved: float = math.nan
     p95_time_solved: float = math.nan
@@ -162,6 +211,11 @@ class Summary:
         """Solve rate over the attempted targets (nan when nothing ran)."""
         return self.solved / self.attempted if self.attempted else math.nan
 
+    @property
+    def rate_single(self) -> float:
+        """Solve rate of the first try from the seed pose (before any bench restart)."""
+        return self.solved_single / self.attempted if self.attempted else math.nan
+
 
 def summarize(
     peer: str, records: list[Record], planned: int, unavailable: str | None = None, note: str = ""
@@ -173,6 +227,7 @@ def summarize(
         planned=planned,
         attempted=len(records),
         solved=len(solved),
+        solved_single=sum(r.first.solved for r in records),
         outcomes=Counter(r.outcome for r in records),
         unavailable=unavailable,
         note=note,

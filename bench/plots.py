@@ -40,7 +40,7 @@ def _style(names: list[str]) -> dict[str, dict]:
 def time_vs_dof(runs: list[CaseRun], path: Path) -> None:
     """Median solve time (all runs) against DOF on log-log axes, chain cases."""
     chains = [r for r in runs if r.case.name.startswith("chain-")]
-    chains.sort(key=lambda r: r.case.spec.n)
+    chains.sort(key=lambda r: r.case.chain.n)
     names = _peers(chains)
     style = _style(names)
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -49,7 +49,7 @@ def time_vs_dof(runs: list[CaseRun], path: Path) -> None:
         for run in chains:
             s = next(r for r in run.runs if r.name == name).summary()
             if s.attempted and math.isfinite(s.median_time_all):
-                xs.append(run.case.spec.n)
+                xs.append(run.case.chain.n)
                 ys.append(1e3 * s.median_time_all)
         if xs:
             ax.plot(xs, ys, label=name, **style[name])
@@ -57,7 +57,7 @@ def time_vs_dof(runs: list[CaseRun], path: Path) -> None:
     ax.set_yscale("log")
     ax.set_xlabel("degrees of freedom")
     ax.set_ylabel("median time per solve, ms (all runs)")
-    ax.set_title("Solve time against chain size (position goal, from mid-range)")
+    ax.set_title("Solve time against chain size (full pose goal, from mid-range)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -89,7 +89,7 @@ def rate_vs_tolerance(runs: list[CaseRun], path: Path, cases: tuple[str, ...]) -
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel("solve rate, %")
     axes[0][-1].legend(fontsize=7, loc="lower right")
-    fig.suptitle("Solve rate against tolerance (angle tolerance scaled: 0.01 deg at 1e-5)")
+    fig.suptitle("Solve rate against tolerance (angle tolerance scaled: 1e-3 rad at 1e-5 m)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

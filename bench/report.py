@@ -13,12 +13,14 @@ from pathlib import Path
 import numpy as np
 
 from bench.acceptance import Check
+from bench.cases import RESTART_BUDGET
 from bench.harness import CaseRun, PeerRun
-from bench.metrics import LIMIT_SLACK, Summary
+from bench.metrics import ANGLE_TOLERANCE, LIMIT_SLACK, POSITION_TOLERANCE, Summary
 from bench.tasks import TaskCase
 from bench.tracking import SPIKE, TrackSummary
 
-ITERATION_DOFS = (10, 30, 100, 300)
+ITERATION_DOFS = (7, 30, 100)
+TRACIK = "TRAC-IK"
 
 
 @dataclass
@@ -35,6 +37,7 @@ class BenchRun:
     command: str = "make bench"
     plots: list[tuple[str, str]] = field(default_factory=list)
     notes: str = ""
+    eval_speed: str = ""
 
 
 def machine_line() -> str:
@@ -66,7 +69,7 @@ def versions_line() -> str:
         parts.append(f"reach-ik {commit or 'unknown'}")
     except OSError:
         parts.append("reach-ik (no git)")
-    for name in ("numpy", "scipy", "ikpy", "matplotlib", "bpy"):
+    for name in ("numpy", "scipy", "ikpy", "pytracik", "pybullet", "matplotlib", "bpy"):
         try:
             parts.append(f"{name} {metadata.version(name)}")
         except metadata.PackageNotFoundError:
@@ -94,30 +97,47 @@ def _failures(s: Summary) -> str:
     return ", ".join(parts) or "none"
 
 
-def case_table(summaries: list[Summary], orientation: bool) -> list[str]:
+RESTARTS = {"internal": "own", "bench": "bench", "none": "none"}
+
+
+def _versus(s: Summary, reference: Summary | None) -> str:
+    """Median time as a multiple of TRAC-IK's in the same run ('-' without TRAC-IK)."""
+    if reference is None or reference.unavailable or not reference.attempted:
+        return "-"
+    if not (math.isfinite(s.median_time_all) and reference.median_time_all > 0):
+        return "-"
+    return f"{s.median_time_all / reference.median_time_all:.3g}x"
+
+
+def case_table(
+    summaries: list[Summary], orientation: bool, restarts: dict[str, str] | None = None
+) -> list[str]:
     """One row per peer with every column of the protocol."""
+    restarts = restarts or {}
+    reference = next((s for s in summaries if s.peer == TRACIK), None)
     head = (
-        "| peer | targets | solved | solve rate | median ms (solved) | p95 ms (solved) | "
-        "median ms (all) | p95 ms (all) | median CPU ms (all) | median residual | "
+        "| peer | targets | restarts | solved, first try | solved | solve rate | "
+        "median ms | p95 ms | median / TRAC-IK | median CPU ms | median residual | "
         "p95 residual | "
-        + ("median angle (deg) | " if orientation else "")
+        + ("median angle (rad) | " if orientation else "")
         + "max limit excess (rad) | failures | note |"
     )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for s in summaries:
         if s.unavailable:
-            cols = 12 + orientation
-            lines.append(f"| {s.peer} | peer unavailable: {s.unavailable} |" + " |" * (cols - 1))
+            cols = head.count("|") - 2
+            lines.append(f"| {s.peer} | {s.unavailable} |" + " |" * (cols - 1))
             continue
         row = [
             s.peer,
             f"{s.attempted}/{s.planned}" if s.planned != s.attempted else str(s.attempted),
+            RESTARTS.get(restarts.get(s.peer, "none"), "none"),
+            f"{s.solved_single} ({100 * s.rate_single:.1f}%)",
             str(s.solved),
             f"{100 * s.rate:.1f}%",
-            ms(s.median_time_solved),
-            ms(s.p95_time_solved),
             ms(s.median_time_all),
             ms(s.p95_time_all),
+            _versus(s, reference),
             ms(s.median_cpu_all),
             sci(s.median_position_error),
             sci(s.p95_position_error),
@@ -144,18 +164,22 @@ def headline(runs: list[CaseRun], tasks: list[tuple[TaskCase, list[PeerRun]]]) -
     rows += [(case.name, [r.summary() for r in prs]) for case, prs in tasks]
     for name, summaries in rows:
         by = {s.peer: s for s in summaries}
+        reference = by.get(TRACIK)
         cells = []
         for peer in names:
             s = by.get(peer)
             if s is None:
                 cells.append("not expressible")
             elif s.unavailable:
-                cells.append("unavailable")
+                expressible = not s.unavailable.startswith("not expressible")
+                cells.append("unavailable" if expressible else "not expressible")
             elif not s.attempted:
                 cells.append("not run")
             else:
                 capped = "" if s.attempted == s.planned or not s.planned else f" (n={s.attempted})"
-                cells.append(f"{100 * s.rate:.0f}% · {ms(s.median_time_all)} ms{capped}")
+                versus = _versus(s, reference)
+                versus = "" if versus == "-" else f" · {versus}"
+                cells.append(f"{100 * s.rate:.1f}% · {ms(s.median_time_all)} ms{versus}{capped}")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines
 
@@ -207,34 +231,52 @@ def tracking_table(tracks: list[TrackSummary]) -> list[str]:
     return lines
 
 
+def _version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
+
+
 PROTOCOL = f"""\
-Protocol (in the style of TRAC-IK's benchmark): for each chain, joint angles are sampled
-uniformly within the limits from a fixed RNG seed; forward kinematics gives the targets;
-every peer solves every target from the same fixed seed pose (the middle of each joint
+Protocol (TRAC-IK's): for each chain, joint angles are sampled uniformly within the limits
+from a fixed RNG seed; forward kinematics gives full-pose targets (tip position and
+rotation); every peer solves every target from the same seed pose (the middle of each joint
 range). Peers are alternated target by target (the order rotates by one each target) in one
-process. A solve counts as **solved** when the tip is within 1e-5 scene units of the target,
-each orientation direction (the tip's local X and Y) within 0.01 degrees when the case has
-an orientation goal, and no joint exceeds a limit by more than {LIMIT_SLACK:g} rad. Residuals
-are recomputed by the bench from each peer's joint angles with the chain's own forward
-kinematics (Blender: the evaluated bone tip). Timeouts, errors and limit violations are
-failures and are counted, never dropped. Times are `time.perf_counter` around the solve call
-only (model building is not timed); for Blender, the depsgraph evaluation. "all" columns
-include failures.
+process. A solve counts as **solved** when the tip is within {POSITION_TOLERANCE:g} m of the
+target, its rotation within {ANGLE_TOLERANCE:g} rad of the target rotation (axis-angle), and no
+joint exceeds a limit by more than {LIMIT_SLACK:g} rad. Grading uses the bench's own forward
+kinematics (bench/serial.py: plain 4x4 products, checked against TRAC-IK's KDL and ikpy in
+tests/test_bench_urdf.py) of each peer's joint angles, never a peer's own; Blender's rows
+use its evaluated bone tip. Timeouts, errors and limit violations are failures, counted,
+never dropped. Times are `time.perf_counter` around the solve call only (model building is
+not timed); for Blender, the depsgraph evaluation. Time columns include failures.
 
-Peers: Reach IK (`solver.Solver`, reused, retargeted per solve); scipy.optimize SLSQP,
-trust-constr and L-BFGS-B on Reach IK's own objective (`Solver(...).problem`: same potential,
-same analytic gradient, same bounds), with tight internal tolerances and Reach IK's stopping
-rule (stop once within tolerance, checked after each iteration); ikpy
-`Chain.inverse_kinematics` (least_squares, `tol=1e-12`) on an equivalent `URDFLink` chain;
-Blender's Standard (SDLS) and iTaSC IK through bpy on an equivalent bone chain with an IK
-constraint (500 iterations). Every iterative peer gets 1000 iterations; slow peers are
-capped to fewer targets at large DOF (shown as `attempted/planned`), every peer has a
-per-case time budget, and one solve over 5 s is a timeout.
+Peers: **Reach IK with its default options** (`solver.Solver(figure, [constraint])`,
+reused and retargeted per solve; default orientation weight, tolerances, iteration limit,
+restarts and time limit); **TRAC-IK** (pytracik {_version("pytracik")}, Speed mode,
+timeout {RESTART_BUDGET:g} s, epsilon 1e-5/sqrt(3) per twist component so its own stop implies
+the graded 1e-5 m); **scipy least_squares** (trf, with bounds) on the residual vector whose
+squared norm is Reach IK's objective, and **scipy SLSQP / L-BFGS-B** on that objective and
+its analytic gradient, all three stopped by a callback at the graded tolerance whose time
+is subtracted (so no peer is timed doing the bench's checking) and otherwise by tight
+internal tolerances; **ikpy** `Chain.inverse_kinematics` (least_squares, `tol=1e-12`,
+orientation mode "all") on the chain's URDF; **Blender's Standard IK and iTaSC** through
+bpy on an equivalent bone chain, at their tightest settings (10000 / 1000 iterations,
+iTaSC precision 1e-6) — expressible on the procedural chains only.
 
-Chains: `chain-n` alternates X/Z joint axes with link lengths varying up to 3x summing to 1
-scene unit and asymmetric limits (lower in [-2.0, -0.8], upper in [0.8, 2.0] rad), position
-goal. `arm-7 pose` is a 7-DOF twist/pitch arm (1.1 units) with a full position+orientation
-goal. Geometry: bench/chains.py.
+Restarts: TRAC-IK and Reach IK restart by themselves ("own"). scipy and ikpy have no
+restarts, so the bench gives them TRAC-IK's: after the first try from the seed it restarts
+them from uniform random in-limit starts until a try is within tolerance (checked outside
+the timed region) or their summed solve time passes {RESTART_BUDGET:g} s ("bench").
+"solved, first try" is the single-start result; "solved", the time and residual columns
+are with those restarts. Blender's IK has no restart: single start only.
+
+Chains: `iiwa7` (KUKA LBR iiwa 7 R800, 7 DOF) and `xarm6` (UFACTORY xArm 6, 6 DOF), read by
+bench/urdf.py from the URDF files that the `pybullet` wheel ships in `pybullet_data`;
+`arm-7` a 7-DOF twist/pitch arm (1.1 units) and `chain-n` X/Z chains of n links
+(lengths varying up to 3x, summing to 1 unit; asymmetric limits), all full-pose goals.
+Geometry: bench/chains.py, bench/robots.py.
 """
 
 
@@ -266,12 +308,15 @@ def write_results(run: BenchRun, path: Path) -> None:
         out += ["## Analysis", "", run.notes.strip(), ""]
     out += ["## Chains, per case", ""]
     for case_run in run.chains:
-        spec = case_run.case.spec
+        chain = case_run.case.chain
         goal = "position+orientation" if case_run.case.orientation else "position"
+        source = f" From {case_run.case.source}." if case_run.case.source else ""
+        restarts = {r.name: r.restarts for r in case_run.runs}
         out += [
-            f"### {case_run.case.name} ({spec.n} DOF, {goal}, {case_run.case.count} targets)",
+            f"### {case_run.case.name} ({chain.n} DOF, {goal}, {case_run.case.count} targets)",
             "",
-            *case_table(case_run.summaries(), case_run.case.orientation),
+            *([source.strip(), ""] if source else []),
+            *case_table(case_run.summaries(), case_run.case.orientation, restarts),
             "",
         ]
     out += [
@@ -289,8 +334,9 @@ def write_results(run: BenchRun, path: Path) -> None:
         out += [
             f"### {case.name}",
             "",
-            case.description + ". Blender's IK and ikpy cannot express this task (several "
-            "end-effectors with plane/line/aim goals in one solve): not expressible.",
+            case.description + ". TRAC-IK, Blender's IK and ikpy cannot express this task "
+            "(several end-effectors with plane/line/aim goals in one solve). The scipy "
+            "peers get one start (no restarts) and the joint limits as bounds.",
             "",
             *case_table([r.summary() for r in peer_runs], True),
             "",
@@ -310,6 +356,12 @@ def write_results(run: BenchRun, path: Path) -> None:
     ]
     out += [f"![{title}]({name})" for name, title in run.plots]
     out += [""]
+    out += [
+        "## Objective + gradient against a minimal kinematics sketch "
+        "(`python -m bench.eval_speed`)",
+        "",
+    ]
+    out += ["```", (run.eval_speed or "not run").rstrip(), "```", ""]
     if run.profiles:
         out += ["## Profiles (pyinstrument, Reach IK)", ""]
         for title, text in run.profiles.items():
@@ -325,11 +377,15 @@ def write_readme_section(run: BenchRun, path: Path, image_prefix: str = "bench/"
         "## How it compares",
         "",
         "Every case is solved by every peer on the same targets in one run (`make bench`), "
-        "TRAC-IK style: random joint configurations within the limits give reachable "
-        "targets, each solved from the mid-range pose; solved = within 1e-5 scene units and "
-        "0.01 degrees, inside the joint limits. Cells: solve rate and median wall time per "
-        "solve (ms). Peers: Blender's own IK (Standard, iTaSC) through bpy, scipy.optimize "
-        "on Reach IK's own objective and gradient, and ikpy.",
+        "with TRAC-IK's protocol: random joint configurations within the limits give "
+        "full-pose targets, each solved from the mid-range pose; solved = within 1e-5 m and "
+        "1e-3 rad by the bench's own forward kinematics, inside the joint limits. Reach IK "
+        "runs with its default options. Cells: solve rate (with restarts where the peer has "
+        "them or the bench gives them), median wall time per solve (ms), and that time as a "
+        "multiple of TRAC-IK's in the same run. Peers: TRAC-IK (C++) via pytracik, "
+        "scipy's least_squares, SLSQP and L-BFGS-B on Reach IK's own residuals/objective, "
+        "ikpy, and Blender's own IK (Standard, iTaSC) through bpy. Robots: KUKA iiwa 7 and "
+        "xArm 6 from the URDFs in `pybullet_data`.",
         "",
         f"Machine: {machine_line()}; {run.started.astimezone().strftime('%Y-%m-%d')}.",
         "",

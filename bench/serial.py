@@ -168,3 +168,45 @@ def to_urdf(chain: SerialChain) -> str:
         lines.append("  </joint>")
     lines.append("</robot>")
     return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Targets:
+    """Reachable targets: forward kinematics of joint angles sampled uniformly in the limits.
+
+    angles: (k, n) radians; positions: (k, 3); rotations: (k, 3, 3) tip frames.
+    """
+
+    angles: np.ndarray
+    positions: np.ndarray
+    rotations: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+
+def sample_targets(chain: SerialChain, count: int, seed: int = 1) -> Targets:
+    """``count`` targets of ``chain`` from a fixed RNG ``seed`` (TRAC-IK's protocol)."""
+    rng = np.random.default_rng([seed, chain.n])
+    angles = rng.uniform(chain.lower, chain.upper, size=(count, chain.n))
+    frames = [forward(chain, a) for a in angles]
+    positions = np.array([p for p, _ in frames]).reshape(count, 3)
+    rotations = np.array([r for _, r in frames]).reshape(count, 3, 3)
+    return Targets(angles=angles, positions=positions, rotations=rotations)
+
+
+def quaternion(rotation: np.ndarray) -> tuple[float, float, float, float]:
+    """Unit quaternion ``(x, y, z, w)`` of a (3, 3) rotation (Shepperd's method)."""
+    m = np.asarray(rotation, dtype=float)
+    trace = float(np.trace(m))
+    if trace > 0.0:
+        s = 2.0 * math.sqrt(trace + 1.0)
+        return (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s, s / 4
+    i = int(np.argmax(np.diag(m)))
+    j, k = (i + 1) % 3, (i + 2) % 3
+    s = 2.0 * math.sqrt(1.0 + m[i, i] - m[j, j] - m[k, k])
+    q = [0.0, 0.0, 0.0]
+    q[i] = s / 4
+    q[j] = (m[j, i] + m[i, j]) / s
+    q[k] = (m[k, i] + m[i, k]) / s
+    return q[0], q[1], q[2], (m[k, j] - m[j, k]) / s

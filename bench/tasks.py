@@ -1,10 +1,11 @@
 """Whole-body cases on the procedural human figure (examples/human.py).
 
 Each sample is a figure plus a list of constraints, solved from the neutral pose by Reach
-IK and by scipy.optimize on the same problem. Grading is independent of the solver: the
-world effector parts come from ``Figure.forward`` and each goal's error is recomputed
-here. Blender's IK and ikpy cannot express these tasks (several end-effectors at once,
-plane/line/aim goals), so they appear as "not expressible" rows.
+IK (default options) and by scipy.optimize on the same problem. Grading is independent of
+the solver: the segment frames come from :func:`bench.tree_fk.segment_frames` (plain 4x4
+products over the figure's data) and each goal's error is recomputed here. TRAC-IK,
+Blender's IK and ikpy cannot express these tasks (several end-effectors at once,
+plane/line/aim goals), so they appear as "not expressible" cells.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 import solver
 from bench.metrics import ANGLE_TOLERANCE, LIMIT_SLACK, POSITION_TOLERANCE, Record
 from bench.peers.base import Deadline, SolveTimeoutError
-from bench.peers.reach import MAX_ITERATIONS, RESTARTS
+from bench.tree_fk import segment_frames
 
 Task = tuple[solver.Figure, list[solver.Constraint]]
 
@@ -37,13 +38,14 @@ class TaskCase:
 
 
 def _angle(a: np.ndarray, b: np.ndarray) -> float:
+    """Radians between two directions (atan2: accurate at tiny angles)."""
     a = a / np.linalg.norm(a)
     b = b / np.linalg.norm(b)
-    return math.degrees(math.atan2(np.linalg.norm(np.cross(a, b)), float(a @ b)))
+    return math.atan2(np.linalg.norm(np.cross(a, b)), float(a @ b))
 
 
 def constraint_errors(frames: dict[str, np.ndarray], constraint):
-    """(distance or None, angle or None) of one constraint, from ``Figure.forward`` frames."""
+    """(distance or None, radians or None) of one constraint, from the bench's frames."""
     frame = frames[constraint.effector.segment]
     rot, origin = frame[:3, :3], frame[:3, 3]
     effector = constraint.effector
@@ -79,7 +81,7 @@ def grade_task(task: Task, coords: np.ndarray | None, seconds: float, index: int
         outcome = "timeout" if detail.startswith("timeout") else "error"
         return Record(index, seconds, math.inf, math.inf, 0.0, outcome, detail=detail)
     distances, angles = [0.0], [0.0]
-    frames = figure.forward(coords)
+    frames = segment_frames(figure, coords)
     for c in constraints:
         d, a = constraint_errors(frames, c)
         distances += [] if d is None else [d]
@@ -101,21 +103,15 @@ def grade_task(task: Task, coords: np.ndarray | None, seconds: float, index: int
 
 
 class ReachTask:
-    """Reach IK on a task, from the neutral pose."""
+    """Reach IK with its default options on a task, from the neutral pose."""
 
     name = "Reach IK"
+    restarts = "internal"
 
     def solve(self, task: Task, index: int) -> Record:
         """Build the Solver (untimed), time ``solve(initial=neutral)``, grade."""
         figure, constraints = task
-        ik = solver.Solver(
-            figure,
-            constraints,
-            tolerance=POSITION_TOLERANCE,
-            angle_tolerance=ANGLE_TOLERANCE,
-            max_iterations=MAX_ITERATIONS,
-            restarts=RESTARTS,
-        )
+        ik = solver.Solver(figure, constraints)
         start_pose = figure.neutral()
         start, cpu = time.perf_counter(), time.process_time()
         result = ik.solve(initial=start_pose)
@@ -125,7 +121,14 @@ class ReachTask:
 
 
 class ScipyTask:
-    """scipy.optimize on the task's own objective and bounds, from the neutral pose."""
+    """scipy.optimize on the task's own objective (or residuals) and bounds, from neutral.
+
+    Single start; stops once every constraint is within tolerance (checked by a callback
+    whose time is subtracted) or by its tight internal tolerances. The figure's linear
+    constraints other than the joint limits are not passed to scipy.
+    """
+
+    restarts = "none"
 
     def __init__(self, method: str, timeout: float = 5.0) -> None:
         self.method = method
@@ -134,50 +137,75 @@ class ScipyTask:
 
     def solve(self, task: Task, index: int) -> Record:
         """Minimise with tight tolerances; stop early once every constraint is within tolerance."""
-        from scipy.optimize import Bounds, minimize
+        from scipy.optimize import Bounds, least_squares, minimize
 
-        from bench.peers.scipy_peer import METHOD_OPTIONS
+        from bench.peers.scipy_peer import (
+            LEAST_SQUARES_OPTIONS,
+            METHOD_OPTIONS,
+            residuals_and_jacobian,
+        )
 
         figure, constraints = task
-        problem = solver.Solver(
-            figure,
-            constraints,
-            tolerance=POSITION_TOLERANCE,
-            angle_tolerance=ANGLE_TOLERANCE,
-            max_iterations=MAX_ITERATIONS,
-        ).problem
-        lower, upper = problem.bounds
-        y0 = np.asarray(problem.from_coordinates(figure.neutral()), dtype=float)
+        problem = solver.Solver(figure, constraints).problem
+        lower, upper = (np.asarray(b, dtype=float) for b in problem.bounds)
+        y0 = np.clip(np.asarray(problem.from_coordinates(figure.neutral()), float), lower, upper)
+        checking, cache = [0.0, 0.0], {}
 
         def fun(y):
             self.deadline.check()
             value, gradient = problem.value_and_gradient(y)
             return float(value), np.asarray(gradient, dtype=float)
 
+        def residuals(y):
+            self.deadline.check()
+            cache["y"], (cache["r"], cache["j"]) = np.array(y), residuals_and_jacobian(problem, y)
+            return cache["r"]
+
+        def jacobian(y):
+            if not np.array_equal(cache.get("y"), y):
+                residuals(y)
+            return cache["j"]
+
         def callback(intermediate_result) -> None:
+            began, began_cpu = time.perf_counter(), time.process_time()
             coords = problem.to_coordinates(intermediate_result.x)
-            if grade_task(task, coords, 0.0, index).solved:
+            done = grade_task(task, coords, 0.0, index).solved
+            checking[0] += time.perf_counter() - began
+            checking[1] += time.process_time() - began_cpu
+            if done:
                 raise StopIteration
 
         self.deadline.restart()
         start, cpu = time.perf_counter(), time.process_time()
         try:
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                result = minimize(
-                    fun,
-                    y0,
-                    jac=True,
-                    method=self.method,
-                    bounds=Bounds(np.asarray(lower, float), np.asarray(upper, float)),
-                    options=dict(METHOD_OPTIONS[self.method], maxiter=MAX_ITERATIONS),
-                    callback=callback,
-                )
+                warnings.simplefilter("ignore")
+                if self.method == "least_squares":
+                    result = least_squares(
+                        residuals,
+                        y0,
+                        jac=jacobian,
+                        bounds=(lower, upper),
+                        method="trf",
+                        callback=callback,
+                        **LEAST_SQUARES_OPTIONS,
+                    )
+                else:
+                    result = minimize(
+                        fun,
+                        y0,
+                        jac=True,
+                        method=self.method,
+                        bounds=Bounds(lower, upper),
+                        options=METHOD_OPTIONS[self.method],
+                        callback=callback,
+                    )
         except SolveTimeoutError as timeout:
             return grade_task(
                 task, None, time.perf_counter() - start, index, detail=f"timeout ({timeout})"
             )
-        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        seconds = time.perf_counter() - start - checking[0]
+        cpu = time.process_time() - cpu - checking[1]
         coords = problem.to_coordinates(result.x)
         record = grade_task(task, coords, seconds, index, iterations=int(getattr(result, "nit", 0)))
         return replace(record, cpu=cpu)
@@ -192,7 +220,7 @@ def run_task_case(
     """
     from bench.harness import PeerRun
 
-    runs = [PeerRun(p.name, planned=case.count) for p in peers]
+    runs = [PeerRun(p.name, restarts=p.restarts, planned=case.count) for p in peers]
     for k in range(case.count):
         shift = k % len(peers)
         for i in list(range(len(peers)))[shift:] + list(range(len(peers)))[:shift]:

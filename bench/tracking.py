@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bench.chains import ChainSpec, arm7
-from bench.harness import PeerDef
+from bench.chains import arm7, to_serial
+from bench.harness import ChainCase, PeerDef
 from bench.metrics import POSITION_TOLERANCE
 from bench.peers.base import PeerUnavailableError
 
@@ -83,19 +83,24 @@ def summarize_track(peer: str, path: str, targets: np.ndarray, track) -> TrackSu
     return s
 
 
+def tracking_case() -> ChainCase:
+    """The 7-DOF arm with a position goal (no targets of its own: the paths are the targets)."""
+    spec = arm7()
+    return ChainCase("arm-7 tracking", to_serial(spec, "arm-7"), False, 0, spec=spec)
+
+
 def run_tracking(
     peer_defs: list[PeerDef],
-    spec: ChainSpec | None = None,
     frames: int = FRAMES,
     log: Callable[[str], None] = print,
 ) -> list[TrackSummary]:
     """Every path with every peer (peer order rotated path by path)."""
-    spec = spec or arm7()
+    case = tracking_case()
     built = []
     out = []
     for p in peer_defs:
         try:
-            built.append((p.name, p.build(spec, False), None))
+            built.append((p.name, p.build(case), None))
         except PeerUnavailableError as error:
             built.append((p.name, None, str(error)))
         except Exception as error:
@@ -109,6 +114,8 @@ def run_tracking(
                 continue
             try:
                 s = summarize_track(name, path, targets, peer.track(targets))
+            except PeerUnavailableError as error:
+                s = TrackSummary(name, path, unavailable=str(error))
             except Exception as error:  # a broken run is shown, never dropped
                 detail = "".join(traceback.format_exception_only(error)).strip()
                 s = TrackSummary(name, path, unavailable=f"failed: {detail}")

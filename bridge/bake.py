@@ -26,104 +26,37 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from .. import solver
 from . import keys, rotations
-from .playback import builtin_ik
+from .bake_report import BakeError, BakeReport, Worst, describe, fold
+from .measure import measure
+from .playback import builtin_ik, overrides
 from .restore import SceneState
 from .rig import Rig, RigError, build_rig, solver_options
 
+__all__ = ["BakeError", "BakeJob", "BakeReport", "bake", "check_targets", "describe"]
+
 MODES = ("REPLACE", "LAYER")
-
-Worst = dict[str, tuple[float | None, float | None, bool]]  # name -> (distance, angle, ok)
-
-
-class BakeError(RigError):
-    """A bake stopped; nothing was written. ``frame`` is where it stopped (None: setup)."""
-
-    def __init__(self, message: str, frame: int | None = None) -> None:
-        super().__init__(message)
-        self.frame = frame
+FAR = 1e9  # scene units; a target beyond is "at infinity" (float32 positions 64 units apart)
 
 
-def describe(exc: BaseException) -> str:
-    """One line for a report: Reach's messages as they are, other exceptions with their type."""
-    if isinstance(exc, RigError | solver.ReachError):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
-
-
-@dataclass(frozen=True)
-class BakeReport:
-    """Outcome of a finished bake.
-
-    Attributes:
-        frames: the baked frames, in order.
-        constraints: names of the baked constraints.
-        worst: per constraint, the worst (distance in scene units or None, angle in degrees
-            or None, satisfied on every frame) over the baked frames.
-        n_keys: keys written.
-        n_channels: channels keyed.
-        n_dof: degrees of freedom of the solved figure.
-        iterations: solver iterations, summed over frames.
-        solve_seconds: time spent in the solver, seconds.
-        seconds: wall time of the whole bake, seconds.
-        notes: what the solve does not model (from the rig).
-    """
-
-    frames: tuple[int, ...]
-    constraints: tuple[str, ...]
-    worst: Worst
-    n_keys: int
-    n_channels: int
-    n_dof: int
-    iterations: int
-    solve_seconds: float
-    seconds: float
-    notes: tuple[str, ...] = ()
-
-    @property
-    def satisfied(self) -> bool:
-        """Every constraint satisfied on every baked frame."""
-        return all(ok for _d, _a, ok in self.worst.values())
-
-    def residual_lines(self) -> list[str]:
-        """One line per constraint: worst distance, angle and whether it is satisfied."""
-        lines = []
-        for name, (distance, angle, ok) in self.worst.items():
-            parts = []
-            if distance is not None:
-                parts.append(f"{distance:.2e} units")
-            if angle is not None:
-                parts.append(f"{angle:.3f} deg")
-            lines.append(
-                f"  {name}: {', '.join(parts) or '-'} ({'satisfied' if ok else 'UNREACHED'})"
+def check_targets(rig: Rig) -> None:
+    """RigError naming the constraint and target if a target is at infinity (farther than
+    :data:`FAR` scene units from the origin: Blender clamps an infinite location to 3.4e38)
+    or not finite."""
+    for binding in rig.bindings:
+        if binding.carrier is not None:
+            continue
+        point, _axes = binding.target_frame()  # raises for a non-finite transform
+        distance = float(np.abs(point).max())
+        if distance > FAR:
+            raise RigError(
+                f"Constraint '{binding.name}': target '{binding.target.name}' is at infinity "
+                f"({distance:.3g} units from the origin)"
             )
-        return lines
-
-    def text(self) -> str:
-        """The summary shown to the user (several lines)."""
-        n = len(self.frames)
-        head = (
-            f"Reach: baked {n} frames ({self.frames[0]}..{self.frames[-1]}) of "
-            f"{len(self.constraints)} constraints, {self.n_dof} DOF, {self.n_channels} channels, "
-            f"{self.n_keys} keys in {self.seconds:.2f} s "
-            f"({n / max(self.seconds, 1e-9):.0f} frames/s)"
-        )
-        lines = [head, *self.residual_lines(), *(f"  note: {note}" for note in self.notes)]
-        return "\n".join(lines)
-
-
-def _fold(worst: Worst, residuals: Sequence[object]) -> None:
-    """Fold one frame's residuals into per-constraint worst values."""
-    for r in residuals:
-        old = worst.get(r.name, (None, None, True))
-        distance = r.distance if old[0] is None else max(old[0], r.distance or 0.0)
-        angle = r.angle if old[1] is None else max(old[1], r.angle or 0.0)
-        worst[r.name] = (distance, angle, old[2] and r.satisfied)
 
 
 def start_from_rest(rig: Rig) -> dict[str, np.ndarray]:
@@ -146,7 +79,11 @@ def start_from_rest(rig: Rig) -> dict[str, np.ndarray]:
 
 
 class BakeJob:
-    """A bake in progress: :meth:`step` solves one frame, then :meth:`finish` or :meth:`cancel`.
+    """A bake in progress, one :meth:`step` at a time, then :meth:`finish` or :meth:`cancel`.
+
+    Steps: one per frame to solve it (the keys of all frames are written in bulk by the last
+    one), then, given a ``depsgraph``, one per frame to measure the residuals on Blender's
+    evaluated pose with the new keys and every constraint active, as it plays back.
 
     Args:
         obj: the armature object.
@@ -155,13 +92,16 @@ class BakeJob:
         mode: what happens to existing keys, ``"REPLACE"`` or ``"LAYER"`` (see :mod:`.keys`).
         scene: the scene whose frame is stepped.
         only_selected: bake only constraints whose Select box is ticked.
+        depsgraph: the view layer's depsgraph (``context.evaluated_depsgraph_get()``) to
+            measure residuals on; None reports the solver's modelled residuals.
 
     Raises:
         BakeError: the rig cannot be solved (the scene is left as it was).
     """
 
     def __init__(self, obj: object, settings: object, frames: Sequence[int], mode: str, *,
-                 scene: object, only_selected: bool = False) -> None:  # fmt: skip
+                 scene: object, only_selected: bool = False,
+                 depsgraph: object | None = None) -> None:  # fmt: skip
         if len(frames) == 0:
             raise BakeError("Reach bake: the frame range is empty")
         if mode not in MODES:
@@ -170,9 +110,15 @@ class BakeJob:
         self.scene = scene
         self.frames = [int(f) for f in frames]
         self.mode = mode
+        self.depsgraph = depsgraph
+        self.tolerances = (settings.tolerance, settings.angle_tolerance)
+        self.total = len(self.frames) * (1 if depsgraph is None else 2)
         self.index = 0
         self.closed = False
-        self.worst: Worst = {}
+        self.modelled: Worst = {}
+        self.measured: Worst = {}
+        self.overrides: list[str] = []
+        self.n_keys = 0
         self.iterations = 0
         self.solve_seconds = 0.0
         self.clock = time.perf_counter()
@@ -188,34 +134,42 @@ class BakeJob:
             self.state.mute(builtin_ik(self.rig))
             self.previous = start_from_rest(self.rig)
         except Exception as exc:
-            self._fail(exc, None)
+            self._fail(exc, f" stopped at frame {self.frames[0]}", self.frames[0])
         self.values = np.zeros((len(self.channels), len(self.frames)))
 
     @property
     def done(self) -> bool:
-        """Whether every frame is solved."""
-        return self.index >= len(self.frames)
+        """Whether every step has run (:meth:`finish` is next)."""
+        return self.index >= self.total
 
     @property
     def frame(self) -> int:
-        """The frame the next :meth:`step` solves (the last one once done)."""
-        return self.frames[min(self.index, len(self.frames) - 1)]
+        """The frame of the next step (the last frame once done)."""
+        return self.frames[self.index % len(self.frames)] if not self.done else self.frames[-1]
 
-    def _fail(self, exc: BaseException, frame: int | None) -> None:
+    def _fail(self, exc: BaseException, where: str, frame: int | None) -> None:
         """Restore the scene, then raise :class:`BakeError` from ``exc``."""
         self.cancel()
-        where = "" if frame is None else f" stopped at frame {frame}"
         raise BakeError(f"Reach bake{where}, nothing written: {describe(exc)}", frame) from exc
 
     def step(self) -> None:
-        """Solve the next frame; on any error restore the scene and raise :class:`BakeError`."""
+        """Run the next step; on any error restore the scene and raise :class:`BakeError`."""
         if self.closed or self.done:
             raise BakeError("Reach bake: the job is finished or cancelled")
-        frame = self.frames[self.index]
+        frame = self.frame
         try:
-            self._solve(frame)
+            if self.index < len(self.frames):
+                self._solve(frame)
+            else:
+                self._measure(frame)
         except Exception as exc:
-            self._fail(exc, frame)
+            self._fail(exc, f" stopped at frame {frame}", frame)
+        self.index += 1
+        if self.index == len(self.frames):
+            try:
+                self._write()
+            except Exception as exc:
+                self._fail(exc, " failed while writing keys", None)
 
     def _solve(self, frame: int) -> None:
         rig = self.rig
@@ -224,71 +178,84 @@ class BakeJob:
             rig.read_pose(solved_too=False)
             rig.push_rest()
             rig.update_targets()
+        check_targets(rig)
         result = self.solver.solve(rig.initial())
         rig.apply(result)
         channels = rig.channels(self.previous)
         self.previous = {name: rot for name, (rot, _loc) in channels.items()}
         column = [keys.channel_value(channels, *key) for key in self.channels]
         if not np.all(np.isfinite(column)):
-            raise RigError(f"the solve at frame {frame} gave non-finite channel values")
+            raise RigError("the solve gave non-finite channel values")
         self.values[:, self.index] = column
-        _fold(self.worst, result.residuals)
+        fold(self.modelled, result.residuals)
         self.iterations += result.nit
         self.solve_seconds += result.time
-        self.index += 1
+
+    def _write(self) -> None:
+        """Key every frame; unmute Blender's IK (playback state from here on)."""
+        frames = np.array(self.frames, dtype=float)
+        data = {key: (frames, self.values[row]) for row, key in enumerate(self.channels)}
+        self.n_keys = keys.write_keys(self.obj, data, (frames[0], frames[-1]), self.mode)
+        self.state.unmute()
+        self.overrides = overrides(self.rig, [(p, i) for p, i, _group in self.channels])
+
+    def _measure(self, frame: int) -> None:
+        self.scene.frame_set(frame)
+        fold(self.measured, measure(self.rig, self.depsgraph, *self.tolerances))
 
     def cancel(self) -> None:
-        """Stop without writing anything and put the scene back (idempotent)."""
+        """Stop and put the scene back as it was (idempotent): nothing is written."""
         if not self.closed:
             self.closed = True
             self.state.restore()
 
     def finish(self) -> BakeReport:
-        """Write all keys in bulk, restore frame / constraints / unkeyed pose; the report.
+        """Restore the frame and the pose of unkeyed channels; return the report.
 
         Raises:
-            BakeError: writing failed (everything restored, nothing written).
+            BakeError: called before every step ran, or after :meth:`cancel`.
         """
         if self.closed or not self.done:
-            raise BakeError("Reach bake: finish() needs every frame solved and the job open")
-        frames = np.array(self.frames, dtype=float)
-        data = {key: (frames, self.values[row]) for row, key in enumerate(self.channels)}
+            raise BakeError("Reach bake: finish() needs every step run and the job open")
         try:
-            n_keys = keys.write_keys(self.obj, data, (frames[0], frames[-1]), self.mode)
             self.state.finish({path for path, _index, _group in self.channels})
         except Exception as exc:
-            self._fail(exc, None)
+            self._fail(exc, " failed while restoring the frame", None)
         self.closed = True
         return BakeReport(
             frames=tuple(self.frames),
             constraints=tuple(c.name for c in self.rig.constraints),
-            worst=dict(self.worst),
-            n_keys=n_keys,
+            worst=dict(self.measured if self.depsgraph is not None else self.modelled),
+            modelled=dict(self.modelled),
+            measured=self.depsgraph is not None,
+            n_keys=self.n_keys,
             n_channels=len(self.channels),
             n_dof=len(self.rig.figure.coordinate_names),
             iterations=self.iterations,
             solve_seconds=self.solve_seconds,
             seconds=time.perf_counter() - self.clock,
             notes=tuple(self.rig.notes),
+            overrides=tuple(self.overrides),
         )
 
 
 def bake(obj: object, settings: object, frames: Sequence[int], mode: str = "REPLACE",
          progress: Callable[[int, int], None] | None = None, *, scene: object,
-         only_selected: bool = False) -> BakeReport:  # fmt: skip
-    """Bake ``frames`` in one go; ``progress(done, total)`` is called after every frame.
+         only_selected: bool = False, depsgraph: object | None = None) -> BakeReport:  # fmt: skip
+    """Bake ``frames`` in one go; ``progress(done, total)`` is called after every step.
 
     Arguments as for :class:`BakeJob`. Any exception (from the bake or from ``progress``)
     restores the scene; Reach's and others are raised as :class:`BakeError`.
     """
-    job = BakeJob(obj, settings, frames, mode, scene=scene, only_selected=only_selected)
+    job = BakeJob(obj, settings, frames, mode, scene=scene, only_selected=only_selected,
+                  depsgraph=depsgraph)  # fmt: skip
     try:
         while not job.done:
             job.step()
             if progress is not None:
-                progress(job.index, len(job.frames))
+                progress(job.index, job.total)
     except BakeError:
         raise
     except Exception as exc:
-        job._fail(exc, job.frame)
+        job._fail(exc, f" stopped at frame {job.frame}", job.frame)
     return job.finish()

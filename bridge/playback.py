@@ -1,18 +1,92 @@
 """What changes a bone's baked or solved channels when Blender plays the animation back.
 
+Keys on a bone's channels are only what Blender *starts* from: its own IK (on the bone or on
+a child whose chain reaches it), other bone constraints, drivers on those channels, and an
+action blended below full influence all change the pose Blender draws. :func:`overrides`
+lists them in one line each, for the bake summary and the solve report.
+
 ``bpy`` is used only through the objects passed in.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .rig import Rig
 
 
+def _ik_chain(pb: object, con: object) -> list[str]:
+    """Names of the bones an IK constraint on pose bone ``pb`` rotates (owner first)."""
+    chain = []
+    bone = pb if con.use_tail else pb.parent
+    count = con.chain_count
+    while bone is not None and (count == 0 or len(chain) < count):
+        chain.append(bone.name)
+        bone = bone.parent
+    return chain
+
+
+def _ik_over(rig: Rig) -> list[tuple[object, object, list[str]]]:
+    """(pose bone, IK constraint, solved bones it rotates) for every active built-in IK whose
+    chain includes a solved bone (its owner or a descendant reaching up to one)."""
+    out = []
+    for pb in rig.obj.pose.bones:
+        for con in pb.constraints:
+            if con.type != "IK" or con.mute or con.influence <= 0.0:
+                continue
+            moved = [name for name in _ik_chain(pb, con) if name in rig.solved]
+            if moved:
+                out.append((pb, con, moved))
+    return out
+
+
 def builtin_ik(rig: Rig) -> list[object]:
-    """Blender's own (unmuted) IK constraints on the rig's solved bones."""
-    return [
-        con
-        for name in rig.solved
-        for con in rig.obj.pose.bones[name].constraints
-        if con.type == "IK" and not con.mute
-    ]
+    """Blender's own active IK constraints that rotate one of the rig's solved bones."""
+    return [con for _pb, con, _moved in _ik_over(rig)]
+
+
+def _modelled(con: object) -> bool:
+    """A constraint the solve models exactly (the pose it writes already satisfies it)."""
+    return con.type == "LIMIT_ROTATION" and con.owner_space == "LOCAL"
+
+
+def overrides(rig: Rig, channels: Iterable[tuple[str, int]]) -> list[str]:
+    """One line per thing that changes the solved channels' pose on playback.
+
+    Call it with the scene as it plays back (a bake calls it after unmuting the IK
+    constraints it muted). ``channels`` are the ``(data_path, index)`` pairs keyed or solved.
+    """
+    obj = rig.obj
+    lines = []
+    for owner, con, moved in _ik_over(rig):
+        lines.append(
+            f"built-in IK '{con.name}' on bone '{owner.name}' rotates {_names(moved)} on "
+            f"playback: mute it (or Convert Built-in IK) for the solved pose to show"
+        )
+    for name in rig.solved:
+        for con in obj.pose.bones[name].constraints:
+            if con.type == "IK" or con.mute or con.influence <= 0.0 or _modelled(con):
+                continue
+            lines.append(
+                f"bone '{name}' has a {con.type.replace('_', ' ').title()} constraint "
+                f"'{con.name}' that changes its pose on playback"
+            )
+    wanted = set(channels)
+    animation_data = obj.animation_data
+    if animation_data is not None:
+        for fcurve in animation_data.drivers:
+            if (fcurve.data_path, fcurve.array_index) in wanted and not fcurve.mute:
+                lines.append(
+                    f"a driver on {fcurve.data_path}[{fcurve.array_index}] replaces its keys"
+                )
+        if animation_data.action_influence < 1.0 or animation_data.action_blend_type != "REPLACE":
+            lines.append(
+                f"the action is blended ({animation_data.action_blend_type.title()}, influence "
+                f"{animation_data.action_influence:.2f}): keys do not play back as written"
+            )
+    return lines
+
+
+def _names(bones: list[str]) -> str:
+    quoted = ", ".join(f"'{b}'" for b in bones)
+    return f"bone {quoted}" if len(bones) == 1 else f"bones {quoted}"

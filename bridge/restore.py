@@ -115,7 +115,8 @@ class SceneState:
             con.mute = True
             self.muted.append(con)
 
-    def _unmute(self) -> None:
+    def unmute(self) -> None:
+        """Unmute the constraints :meth:`mute` muted (deleted ones are skipped)."""
         for con in self.muted:
             try:
                 con.mute = False
@@ -159,13 +160,13 @@ class SceneState:
         """Put everything back as it was at :meth:`capture`: keys, action, constraints,
         frame, pose (in that order: the frame change re-evaluates the restored animation)."""
         self._restore_keys()
-        self._unmute()
+        self.unmute()
         self._restore_frame()
         self._restore_pose(set())
 
     def finish(self, written: Iterable[str]) -> None:
         """After a successful bake: unmute, go back to the frame, restore every pose channel
         except the keyed ones (RNA paths ``written``), which show the new keys."""
-        self._unmute()
+        self.unmute()
         self._restore_frame()
         self._restore_pose(set(written))

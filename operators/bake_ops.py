@@ -66,7 +66,8 @@ class REACH_OT_bake(bpy.types.Operator):
         obj = common.armature_of(context)
         try:
             return BakeJob(obj, obj.reach_ik, self._frames(context.scene), self.mode,
-                           scene=context.scene, only_selected=self.only_selected)  # fmt: skip
+                           scene=context.scene, only_selected=self.only_selected,
+                           depsgraph=context.evaluated_depsgraph_get())  # fmt: skip
         except BakeError as exc:
             self.report({"ERROR"}, str(exc))
             return None
@@ -98,7 +99,7 @@ class REACH_OT_bake(bpy.types.Operator):
         if job is None:
             return {"CANCELLED"}
         wm = context.window_manager
-        wm.progress_begin(0, len(job.frames))
+        wm.progress_begin(0, job.total)
         try:
             while not job.done:
                 job.step()
@@ -117,7 +118,7 @@ class REACH_OT_bake(bpy.types.Operator):
             return {"CANCELLED"}
         self._job = job
         wm = context.window_manager
-        wm.progress_begin(0, len(job.frames))
+        wm.progress_begin(0, job.total)
         self._timer = wm.event_timer_add(0.001, window=context.window)
         wm.modal_handler_add(self)
         return {"RUNNING_MODAL"}

@@ -6,7 +6,13 @@ end-effectors with :class:`Constraint`, and call :func:`solve` (or keep a
 """
 
 from .constraint import Constraint, EndEffector
-from .errors import InfeasibleError, InvalidInputError, ReachError, UnknownNameError
+from .errors import (
+    FrozenError,
+    InfeasibleError,
+    InvalidInputError,
+    ReachError,
+    UnknownNameError,
+)
 from .figure import Figure
 from .goals import (
     AimGoal,
@@ -29,6 +35,7 @@ __all__ = [
     "Disjunction",
     "EndEffector",
     "Figure",
+    "FrozenError",
     "Goal",
     "HalfSpaceGoal",
     "IKResult",

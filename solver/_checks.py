@@ -1,5 +1,12 @@
-"""Validation helpers shared by the figure, goals and constraints."""
+"""Validation helpers shared by the figure, goals, constraints and solve options.
 
+Every helper raises :class:`~solver.errors.InvalidInputError` with ``what`` (the
+offending argument, named as the user wrote it) in the message, never a raw
+numpy or builtin exception.
+"""
+
+import math
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -9,19 +16,84 @@ from .errors import InvalidInputError
 _AXES = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
 
 
+def real_number(value: object, what: str, allow_inf: bool = False) -> float:
+    """Return ``value`` as a float; reject strings, None, arrays, bools, NaN (and inf).
+
+    Args:
+        value: a Python or numpy real scalar (a size-1 array is not accepted).
+        what: name of the argument for the error message.
+        allow_inf: accept +-infinity (limits); NaN is always rejected.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidInputError(f"{what} must be a real number, got {value!r}")
+    number = float(value)
+    if math.isnan(number) or (not allow_inf and math.isinf(number)):
+        kind = "a number" if allow_inf else "a finite number"
+        raise InvalidInputError(f"{what} must be {kind}, got {number}")
+    return number
+
+
+def positive_number(value: object, what: str) -> float:
+    """A finite number > 0 (tolerances, degrees per unit)."""
+    number = real_number(value, what)
+    if number <= 0.0:
+        raise InvalidInputError(f"{what} must be positive, got {number}")
+    return number
+
+
+def non_negative_number(value: object, what: str) -> float:
+    """A finite number >= 0 (weights, damping)."""
+    number = real_number(value, what)
+    if number < 0.0:
+        raise InvalidInputError(f"{what} must be >= 0, got {number}")
+    return number
+
+
+def count(value: object, what: str) -> int:
+    """A non-negative integer (iteration limits, restarts, seeds)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise InvalidInputError(f"{what} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def non_empty_name(value: object, what: str) -> str:
+    """A non-empty string."""
+    if not isinstance(value, str) or not value:
+        raise InvalidInputError(f"{what} must be a non-empty string, got {value!r}")
+    return value
+
+
+def float_array(value: object, what: str) -> np.ndarray:
+    """``value`` as a float array; strings, None and ragged input are rejected."""
+    if value is None or isinstance(value, (str, bytes)):
+        raise InvalidInputError(f"{what} must be numbers, got {value!r}")
+    try:
+        array = np.array(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"{what} must be numbers, got {value!r}") from exc
+    return array
+
+
 def finite_vector(value: object, what: str, size: int = 3) -> np.ndarray:
     """Return ``value`` as a float array of shape ``(size,)``; reject NaN/inf.
 
     ``what`` names the offending thing in the error message.
     """
-    try:
-        array = np.array(value, dtype=float).reshape(-1)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"{what} must be {size} numbers, got {value!r}") from exc
+    array = float_array(value, what)
     if array.shape != (size,):
-        raise InvalidInputError(f"{what} must have {size} components, got {array.shape[0]}")
+        raise InvalidInputError(f"{what} must be {size} numbers, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
         raise InvalidInputError(f"{what} contains NaN or infinity: {array.tolist()}")
+    return array
+
+
+def finite_array(value: object, what: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Return ``value`` as a finite float array of exactly ``shape``."""
+    array = float_array(value, what)
+    if array.shape != shape:
+        raise InvalidInputError(f"{what} must have shape {shape}, got {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise InvalidInputError(f"{what} contains NaN or infinity")
     return array
 
 
@@ -38,7 +110,7 @@ def unit_vector(value: object, what: str) -> np.ndarray:
         sign = -1.0 if value.startswith("-") else 1.0
         return sign * np.array(_AXES[key])
     array = finite_vector(value, what)
-    norm = float(np.linalg.norm(array))
+    norm = math.sqrt(float(array @ array))
     if norm < 1e-12:
         raise InvalidInputError(f"{what} has zero length; give a direction")
     return array / norm
@@ -46,10 +118,7 @@ def unit_vector(value: object, what: str) -> np.ndarray:
 
 def rotation_matrix(value: object, what: str) -> np.ndarray:
     """Return ``value`` as a proper rotation matrix of shape ``(3, 3)``."""
-    try:
-        array = np.array(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"{what} must be a 3x3 rotation matrix") from exc
+    array = float_array(value, what)
     if array.shape != (3, 3) or not np.all(np.isfinite(array)):
         raise InvalidInputError(f"{what} must be a finite 3x3 rotation matrix")
     if not np.allclose(array.T @ array, np.eye(3), atol=1e-6) or np.linalg.det(array) < 0:
@@ -57,27 +126,39 @@ def rotation_matrix(value: object, what: str) -> np.ndarray:
     return array
 
 
-def limit_pair(lower: float, upper: float, what: str) -> tuple[float, float]:
-    """Validate a ``(lower, upper)`` limit pair; infinities mean unlimited."""
-    lo, hi = float(lower), float(upper)
-    if np.isnan(lo) or np.isnan(hi):
-        raise InvalidInputError(f"{what}: limits must not be NaN")
+def limit_pair(lower: object, upper: object, what: str) -> tuple[float, float]:
+    """Validate a ``(lower, upper)`` limit pair; -inf / +inf mean unlimited.
+
+    A lower limit of +inf or an upper limit of -inf admits no value and is rejected.
+    """
+    lo = real_number(lower, f"{what}: lower limit", allow_inf=True)
+    hi = real_number(upper, f"{what}: upper limit", allow_inf=True)
+    if lo == math.inf or hi == -math.inf:
+        raise InvalidInputError(f"{what}: limits ({lo}, {hi}) admit no value")
     if lo > hi:
         raise InvalidInputError(f"{what}: lower limit {lo} is above upper limit {hi}")
     return lo, hi
 
 
-def rigidity_value(value: float, what: str) -> float:
+def rigidity_value(value: object, what: str) -> float:
     """Validate a rigidity in ``[0, 1]`` (0 free, 1 locked)."""
-    r = float(value)
+    r = real_number(value, f"{what}: rigidity")
     if not 0.0 <= r <= 1.0:
         raise InvalidInputError(f"{what}: rigidity must lie in [0, 1], got {r}")
     return r
 
 
-def triple(value: float | Sequence[float], what: str) -> np.ndarray:
-    """Broadcast a scalar or 3 numbers to shape ``(3,)`` (NaN rejected, inf allowed)."""
-    array = np.broadcast_to(np.array(value, dtype=float), (3,)).copy()
+def per_item(value: float | Sequence[float], size: int, what: str) -> np.ndarray:
+    """Broadcast a scalar or ``size`` numbers to shape ``(size,)`` (NaN rejected, inf allowed)."""
+    array = float_array(value, what)
+    if array.shape not in ((), (size,)):
+        raise InvalidInputError(f"{what} must be one number or {size}, got shape {array.shape}")
+    array = np.broadcast_to(array, (size,)).copy()
     if np.any(np.isnan(array)):
         raise InvalidInputError(f"{what} contains NaN")
     return array
+
+
+def triple(value: float | Sequence[float], what: str) -> np.ndarray:
+    """Broadcast a scalar or 3 numbers to shape ``(3,)`` (NaN rejected, inf allowed)."""
+    return per_item(value, 3, what)

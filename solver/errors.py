@@ -14,6 +14,12 @@ class InvalidInputError(ReachError, ValueError):
     lower limit above upper limit, an empty constraint list, a wrong shape."""
 
 
+class FrozenError(InvalidInputError, AttributeError):
+    """An attribute that is fixed after construction was assigned (a constraint's
+    effector, goal or chain, an end-effector's geometry, a goal's carrier); build
+    a new object instead. Goal targets stay assignable."""
+
+
 class UnknownNameError(ReachError, KeyError):
     """A segment, joint or group name that the figure does not have."""
 

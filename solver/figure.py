@@ -22,14 +22,18 @@ import numpy as np
 
 from ._checks import (
     finite_vector,
+    float_array,
     limit_pair,
+    non_empty_name,
+    per_item,
+    real_number,
     rigidity_value,
-    rotation_matrix,
     triple,
     unit_vector,
 )
 from .errors import InvalidInputError, UnknownNameError
 from .kinematics import Kinematics
+from .rotations import rest_rotation
 from .structure import PRISMATIC, REVOLUTE, Joint, JointGroup, LinearConstraint, Segment
 
 
@@ -52,43 +56,58 @@ class Figure:
         parent: str | None = None,
         translation: Sequence[float] = (0.0, 0.0, 0.0),
         rotation: object = None,
+        quaternion: object = None,
+        rpy: object = None,
     ) -> None:
         """Add a segment with its rest transform relative to ``parent``'s frame.
+
+        The rest rotation is given by at most one of ``rotation``, ``quaternion``
+        and ``rpy`` (none: identity); see :mod:`solver.rotations` for conventions.
 
         Args:
             name: unique segment name.
             parent: parent segment name, or None for a root (rest = world).
             translation: (3,) rest offset in scene units, in the parent frame.
-            rotation: (3, 3) rest rotation relative to the parent frame, or None.
+            rotation: (3, 3) rest rotation relative to the parent frame.
+            quaternion: (4,) rest rotation as a ``(w, x, y, z)`` quaternion.
+            rpy: (3,) URDF roll, pitch, yaw in radians: ``Rz(yaw) Ry(pitch) Rx(roll)``.
         """
-        if not isinstance(name, str) or not name:
-            raise InvalidInputError(f"segment name must be a non-empty string, got {name!r}")
+        non_empty_name(name, "segment name")
         if name in self._segment_index:
             raise InvalidInputError(f"segment {name!r} already exists")
         parent_index = -1 if parent is None else self.segment_index(parent)
         rest_t = finite_vector(translation, f"segment {name!r} translation")
-        rest_r = (
-            np.eye(3)
-            if rotation is None
-            else rotation_matrix(rotation, f"segment {name!r} rotation")
-        )
+        rest_r = rest_rotation(rotation, quaternion, rpy, f"segment {name!r}")
+        rest_r = np.eye(3) if rest_r is None else rest_r
         self._segment_index[name] = len(self._segments)
         self._segments.append(Segment(name, parent_index, rest_t, rest_r))
         self._touch()
 
-    def set_rest(self, name: str, translation: object = None, rotation: object = None) -> None:
+    def set_rest(
+        self,
+        name: str,
+        translation: object = None,
+        rotation: object = None,
+        quaternion: object = None,
+        rpy: object = None,
+    ) -> None:
         """Change a segment's rest transform in place (no rebuild of solvers).
 
         Args:
             name: segment name.
             translation: new (3,) rest offset, or None to keep it.
-            rotation: new (3, 3) rest rotation, or None to keep it.
+            rotation, quaternion, rpy: the new rest rotation as in
+                :meth:`add_segment` (at most one), or none to keep it.
         """
         segment = self._segments[self.segment_index(name)]
+        new_t = None
         if translation is not None:
-            segment.translation = finite_vector(translation, f"segment {name!r} translation")
-        if rotation is not None:
-            segment.rotation = rotation_matrix(rotation, f"segment {name!r} rotation")
+            new_t = finite_vector(translation, f"segment {name!r} translation")
+        new_r = rest_rotation(rotation, quaternion, rpy, f"segment {name!r}")
+        if new_t is not None:  # both validated before either changes
+            segment.translation = new_t
+        if new_r is not None:
+            segment.rotation = new_r
         if "kinematics" in self.__dict__:
             self.kinematics.stale = True  # re-read once, at the next forward pass
 
@@ -161,6 +180,9 @@ class Figure:
         Returns:
             The parameter names.
         """
+        non_empty_name(name, "group name")
+        if isinstance(joints, str) or not isinstance(joints, Sequence):
+            raise InvalidInputError(f"group {name!r}: joints must be a list of joint names")
         indices = [self.joint_index(j) for j in joints]
         if not indices:
             raise InvalidInputError(f"group {name!r} needs at least one joint")
@@ -172,7 +194,7 @@ class Figure:
                 raise InvalidInputError(
                     f"group {name!r}: joint {self._joints[j].name!r} is already in group {other!r}"
                 )
-        m = np.array(matrix, dtype=float)
+        m = float_array(matrix, f"group {name!r} matrix")
         if m.ndim != 2 or m.shape[0] != len(indices) or m.shape[1] < 1:
             raise InvalidInputError(
                 f"group {name!r}: matrix must have shape ({len(indices)}, p), got {m.shape}"
@@ -180,9 +202,9 @@ class Figure:
         if not np.all(np.isfinite(m)):
             raise InvalidInputError(f"group {name!r}: matrix contains NaN or infinity")
         p = m.shape[1]
-        lo = np.broadcast_to(np.array(lower, dtype=float), (p,)).copy()
-        hi = np.broadcast_to(np.array(upper, dtype=float), (p,)).copy()
-        rig = np.broadcast_to(np.array(rigidity, dtype=float), (p,)).copy()
+        lo = per_item(lower, p, f"group {name!r} lower")
+        hi = per_item(upper, p, f"group {name!r} upper")
+        rig = per_item(rigidity, p, f"group {name!r} rigidity")
         for k in range(p):
             limit_pair(lo[k], hi[k], f"group parameter {name}[{k}]")
             rigidity_value(rig[k], f"group parameter {name}[{k}]")
@@ -204,14 +226,17 @@ class Figure:
 
         Several of these on the DOFs of one joint make a polygonal limit.
         """
+        if label is not None and not isinstance(label, str):
+            raise InvalidInputError(f"linear constraint label must be a string, got {label!r}")
         lo, hi = limit_pair(lower, upper, f"linear constraint {label or len(self._linear)}")
-        if not coefficients:
-            raise InvalidInputError("a linear constraint needs at least one coefficient")
+        if not isinstance(coefficients, Mapping) or not coefficients:
+            raise InvalidInputError(
+                "linear constraint coefficients must be a non-empty {joint name: number} "
+                f"mapping, got {coefficients!r}"
+            )
         coeffs: dict[int, float] = {}
         for joint, value in coefficients.items():
-            c = float(value)
-            if not np.isfinite(c):
-                raise InvalidInputError(f"linear constraint coefficient of {joint!r} is not finite")
+            c = real_number(value, f"linear constraint coefficient of {joint!r}")
             coeffs[self.joint_index(joint)] = c
         if all(c == 0.0 for c in coeffs.values()):
             raise InvalidInputError("a linear constraint needs a non-zero coefficient")
@@ -223,13 +248,12 @@ class Figure:
         self, coefficients: Mapping[str, float], value: float, label: str | None = None
     ) -> None:
         """Add ``sum(c_j * q_j) == value`` (coupled DOFs)."""
-        v = float(value)
-        if not np.isfinite(v):
-            raise InvalidInputError("an equality needs a finite value")
+        v = real_number(value, f"equality {label!r} value" if label else "equality value")
         self.add_linear_constraint(coefficients, v, v, label)
 
     def set_rigidity(self, name: str, value: float) -> None:
         """Set the rigidity in [0, 1] of a joint or group parameter ``group[k]``."""
+        non_empty_name(name, "set_rigidity name")
         r = rigidity_value(value, name)
         if name in self._joint_index:
             self._joints[self._joint_index[name]].rigidity = r
@@ -240,6 +264,7 @@ class Figure:
 
     def set_limits(self, name: str, lower: float, upper: float) -> None:
         """Set the limits of a joint or group parameter ``group[k]``."""
+        non_empty_name(name, "set_limits name")
         lo, hi = limit_pair(lower, upper, name)
         if name in self._joint_index:
             joint = self._joints[self._joint_index[name]]
@@ -260,6 +285,8 @@ class Figure:
         name: str | None,
     ) -> str:
         s = self.segment_index(segment)
+        if name is not None:
+            non_empty_name(name, "joint name")
         joint_name = name or f"{segment}.{len(self._segments[s].joints)}"
         if joint_name in self._joint_index:
             raise InvalidInputError(f"joint {joint_name!r} already exists")
@@ -384,7 +411,10 @@ class Figure:
         return self.coupling @ self._coords(coords)
 
     def neutral(self) -> np.ndarray:
-        """Zero coordinates moved into the feasible set, shape (n_coords,)."""
+        """Zero coordinates moved into the feasible set, shape (n_coords,).
+
+        A figure without joints has no coordinates: the result has shape (0,).
+        """
         from .linear import project_feasible
 
         if not self._segments:
@@ -409,11 +439,14 @@ class Figure:
             out[segment.name] = t
         return out
 
-    def _coords(self, coords: object) -> np.ndarray:
-        c = np.asarray(coords, dtype=float).reshape(-1)
+    def _coords(self, coords: object, what: str = "coordinates") -> np.ndarray:
+        """``coords`` validated as a finite (n_coords,) array; ``what`` names the argument."""
         n = len(self.coordinate_names)
+        c = float_array(coords, what)
+        if c.size == n:
+            c = c.reshape(n)
         if c.shape != (n,):
-            raise InvalidInputError(f"coordinates must have shape ({n},), got {c.shape}")
+            raise InvalidInputError(f"{what} must have shape ({n},), got {c.shape}")
         if not np.all(np.isfinite(c)):
-            raise InvalidInputError("coordinates contain NaN or infinity")
+            raise InvalidInputError(f"{what} contain NaN or infinity")
         return c

@@ -103,17 +103,24 @@ class Evaluation:
         """Every constraint within the distance and angle tolerances."""
         return all(self.problem.satisfied(r) for r in self.reports)
 
+    def gauss_newton_factor(self) -> np.ndarray:
+        """``F`` (m, n): rows ``sqrt(2 w_i) J_i`` stacked, so ``F^T F`` = :meth:`gauss_newton`."""
+        rows = [math.sqrt(2.0 * t.weight) * t.jacobian for t in self.terms if t.weight > 0.0]
+        return np.vstack(rows) if rows else np.zeros((0, len(self.y)))
+
     def gauss_newton(self) -> np.ndarray:
         """``2 sum w_i J_i^T J_i`` (n, n): the Gauss-Newton curvature of G (cached)."""
         if self._gauss_newton is None:
-            rows = [math.sqrt(2.0 * t.weight) * t.jacobian for t in self.terms if t.weight > 0.0]
-            stacked = np.vstack(rows) if rows else np.zeros((0, len(self.y)))
+            stacked = self.gauss_newton_factor()
             self._gauss_newton = stacked.T @ stacked
         return self._gauss_newton
 
 
 class Problem:
     """An assembled problem: variables, objective, gradient and linear rows in ``y``.
+
+    Raises :class:`InvalidInputError` for a figure without joints (nothing to
+    solve) and when no constraint is enabled.
 
     Args:
         figure: the figure.
@@ -137,6 +144,10 @@ class Problem:
         self.constraints = [c for c in constraints if c.enabled]
         if not self.constraints:
             raise InvalidInputError("there are no enabled constraints to solve")
+        if not figure.joints:
+            # Nothing can move: rather than return a "result" that is only the
+            # input, say so; a joint-less figure is a setup mistake.
+            raise InvalidInputError("the figure has no joints; add joints before solving")
         self.kinematics = figure.kinematics
         self.version = figure.version
         chains = np.zeros(len(figure.joints), dtype=bool)

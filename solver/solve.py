@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .constraint import Constraint
+from ._checks import count, non_negative_number, positive_number
+from .constraint import Constraint, constraint_list
 from .errors import InvalidInputError
 from .figure import Figure
 from .linear import LinearSystem, coordinate_system, project
@@ -63,34 +63,19 @@ class Solver:
         seed: int = 0,
     ) -> None:
         if not isinstance(figure, Figure):
-            raise InvalidInputError("figure must be a solver.Figure")
-        constraints = list(constraints)
-        if not constraints:
-            raise InvalidInputError("the constraint list is empty; add at least one constraint")
-        for c in constraints:
-            if not isinstance(c, Constraint):
-                raise InvalidInputError(f"{c!r} is not a solver.Constraint")
-        for name, value in (("tolerance", tolerance), ("angle_tolerance", angle_tolerance)):
-            if not math.isfinite(value) or value <= 0.0:
-                raise InvalidInputError(f"{name} must be positive and finite, got {value}")
-        if int(max_iterations) < 0:
-            raise InvalidInputError("max_iterations must be >= 0")
-        if hessian not in HESSIANS:
+            raise InvalidInputError(f"figure must be a solver.Figure, got {figure!r}")
+        if not isinstance(hessian, str) or hessian not in HESSIANS:
             raise InvalidInputError(f"hessian must be one of {HESSIANS}, got {hessian!r}")
-        if not isinstance(damping, (int, float)) or not math.isfinite(damping) or damping < 0.0:
-            raise InvalidInputError(f"damping must be a finite number >= 0, got {damping!r}")
         self.figure = figure
-        self.constraints = constraints
-        self.tolerance = float(tolerance)
-        self.angle_tolerance = float(angle_tolerance)
-        self.max_iterations = int(max_iterations)
+        self.constraints = constraint_list(constraints)
+        self.tolerance = positive_number(tolerance, "tolerance")
+        self.angle_tolerance = positive_number(angle_tolerance, "angle_tolerance")
+        self.max_iterations = count(max_iterations, "max_iterations")
         self.hessian = hessian
-        self.damping = float(damping)
+        self.damping = non_negative_number(damping, "damping")
         self._strategy: HessianStrategy = make_strategy(hessian, self.damping)
-        if int(restarts) < 0:
-            raise InvalidInputError("restarts must be >= 0")
-        self.restarts = int(restarts)
-        self.seed = int(seed)
+        self.restarts = count(restarts, "restarts")
+        self.seed = count(seed, "seed")
         self.last: np.ndarray | None = None
         self._problem: Problem | None = None
         self._key: tuple = ()
@@ -170,12 +155,14 @@ class Solver:
         clock = time.perf_counter()
         if not self.figure.segments:
             raise InvalidInputError("the figure has no segments; add segments and joints first")
+        if not self.figure.joints:
+            raise InvalidInputError("the figure has no joints; add joints before solving")
         if self.last is not None and len(self.last) != len(self.figure.coordinate_names):
             self.last = None  # the figure gained or lost joints since the last solve
         if initial is None:
             start = self.last if self.last is not None else self.figure.neutral()
         else:
-            start = self.figure._coords(initial)
+            start = self.figure._coords(initial, "initial")
         start = self._feasible(start)
         problem = self._assemble(start)
         y0 = project(problem.system, problem.from_coordinates(start), "the joint limits")

@@ -49,6 +49,23 @@ def planar_arm(limits: tuple[float, float] = (-np.inf, np.inf)) -> Figure:
 
 
 # ------------------------------------------------------------------ geometry
+def spatial_arm(limit: float = 3.0, wrist: bool = True) -> Figure:
+    """Ball shoulder ``upper``, elbow hinge ``elbow`` about z, unit links, tip segment ``hand``.
+
+    Coordinates: shoulder x, y, z, elbow, then (with ``wrist``) a ball wrist on
+    ``hand``; every limit is ``(-limit, limit)`` radians.
+    """
+    fig = Figure()
+    fig.add_segment("upper")
+    fig.add_ball("upper", -limit, limit)
+    fig.add_segment("lower", parent="upper", translation=(1.0, 0.0, 0.0))
+    fig.add_revolute("lower", "z", -limit, limit, name="elbow")
+    fig.add_segment("hand", parent="lower", translation=(1.0, 0.0, 0.0))
+    if wrist:
+        fig.add_ball("hand", -limit, limit)
+    return fig
+
+
 def random_rotation(rng: np.random.Generator) -> np.ndarray:
     """A uniformly random proper rotation, (3, 3)."""
     q, r = np.linalg.qr(rng.normal(size=(3, 3)))

@@ -199,6 +199,37 @@ def test_gauss_newton_seed_is_the_damped_inverse() -> None:
     np.testing.assert_allclose(inverse_spd(a) @ a, np.eye(6), atol=1e-10)
 
 
+@pytest.mark.parametrize("m", [2, 6, 9])
+def test_woodbury_seed_matches_the_direct_inverse(m: int) -> None:
+    """From the stacked residual Jacobian ``F``: ``(F^T F + mu I)^{-1}``, m < n or not."""
+    rng = np.random.default_rng(m)
+    n = 6
+    factor = rng.normal(size=(m, n))
+
+    @dataclass
+    class Factored:
+        f: float
+        g: np.ndarray
+
+        def gauss_newton_factor(self) -> np.ndarray:
+            return factor
+
+        def gauss_newton(self) -> np.ndarray:
+            return factor.T @ factor
+
+    e = Factored(0.5, np.zeros(n))
+    strategy = GaussNewtonHybrid(damping=1e-2)
+    mu = 1e-2 * float(np.sum(factor * factor)) / n + 0.5
+    direct = np.linalg.inv(factor.T @ factor + mu * np.eye(n))
+    np.testing.assert_allclose(strategy.initial(e), direct, rtol=1e-10, atol=1e-12)
+    sigma = rng.normal(size=n)
+    e.g = rng.normal(size=n)
+    # The re-seed test uses sigma^T F^T F sigma, the same as with the full matrix.
+    predicted = -float(e.g @ sigma) - 0.5 * float(sigma @ factor.T @ factor @ sigma)
+    f_new = e.f - 0.3 * predicted
+    assert strategy.reseed_after(e, sigma, f_new) == (predicted > 0 and 0.3 * predicted >= 0.1)
+
+
 # ------------------------------------------------------ (31) Powell's conditions
 class _Rosenbrock:
     """``100 (y1 - y0^2)^2 + (1 - y0)^2`` with its gradient."""

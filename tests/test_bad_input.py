@@ -266,3 +266,158 @@ def test_empty_figure_raises_a_reach_error() -> None:
         solve(Figure(), [c])
     with pytest.raises(ReachError):
         Figure().neutral()
+
+
+# ------------------------------------------- wrong types at every public entry
+#: Values no numeric argument accepts: a string, None, a wrong shape, a mapping.
+NOT_A_NUMBER = ["heavy", None, [1.0, 2.0, 3.0], {"a": 1.0}]
+
+
+def _pose_goal(**kwargs: object) -> PositionOrientationGoal:
+    return PositionOrientationGoal((1.0, 1.0, 0.0), x=(1, 0, 0), **kwargs)
+
+
+def _set_weight(value: object) -> None:
+    tip(name="grip").weight = value
+
+
+def _set_position_weight(value: object) -> None:
+    _pose_goal().position_weight = value
+
+
+NUMBER_ENTRIES = [
+    (lambda v: tip(weight=v, name="grip"), "grip.*weight"),
+    (_set_weight, "grip.*weight"),
+    (lambda v: arm().add_revolute("lower", "x", v, 1.0, name="knee"), "knee.*lower"),
+    (lambda v: arm().add_revolute("lower", "x", -1.0, v, name="knee"), "knee.*upper"),
+    (lambda v: arm().add_prismatic("lower", "x", rigidity=v, name="slide"), "slide.*rigidity"),
+    (lambda v: arm().set_limits("hinge", v, 1.0), "hinge.*lower"),
+    (lambda v: arm().set_rigidity("hinge", v), "hinge.*rigidity"),
+    (lambda v: arm().add_linear_constraint({"hinge": v}, upper=1.0), "coefficient of 'hinge'"),
+    (lambda v: arm().add_linear_constraint({"hinge": 1.0}, upper=v), "upper"),
+    (lambda v: arm().add_equality({"hinge": 1.0}, v), "equality value"),
+    (lambda v: OrientationGoal(x=(1, 0, 0), degrees=v), "OrientationGoal degrees"),
+    (lambda v: AimGoal((1, 0, 0), degrees=v), "AimGoal degrees"),
+    (lambda v: _pose_goal(degrees=v), "PositionOrientationGoal degrees"),
+    (lambda v: _pose_goal(position_weight=v), "position_weight"),
+    (_set_position_weight, "position_weight"),
+    (lambda v: Solver(arm(), [tip()], tolerance=v), "tolerance"),
+    (lambda v: Solver(arm(), [tip()], angle_tolerance=v), "angle_tolerance"),
+    (lambda v: Solver(arm(), [tip()], damping=v), "damping"),
+    (lambda v: Solver(arm(), [tip()], max_iterations=v), "max_iterations"),
+    (lambda v: Solver(arm(), [tip()], restarts=v), "restarts"),
+    (lambda v: Solver(arm(), [tip()], seed=v), "seed"),
+]
+
+
+@pytest.mark.parametrize("bad", NOT_A_NUMBER, ids=repr)
+@pytest.mark.parametrize(("entry", "fragment"), NUMBER_ENTRIES)
+def test_numeric_arguments_of_the_wrong_type_are_named(entry, fragment: str, bad: object) -> None:
+    with pytest.raises(InvalidInputError, match=fragment):
+        entry(bad)
+
+
+ARRAY_ENTRIES = [
+    (lambda v: arm().add_ball("lower", lower=v), "ball joint of 'lower' lower"),
+    (lambda v: arm().add_ball("lower", rigidity=v), "ball joint of 'lower' rigidity"),
+    (lambda v: arm().add_group("spine", ["hinge", "elbow"], v), "spine.*matrix"),
+    (lambda v: arm().add_group("spine", ["hinge", "elbow"], [[1.0], [1.0]], lower=v), "spine"),
+    (lambda v: solve(arm(), [tip()], initial=v), "initial"),
+]
+
+
+@pytest.mark.parametrize("bad", ["heavy", [1.0, "x"], {"a": 1.0}, object()], ids=repr)
+@pytest.mark.parametrize(("entry", "fragment"), ARRAY_ENTRIES)
+def test_array_arguments_of_the_wrong_type_are_named(entry, fragment: str, bad: object) -> None:
+    with pytest.raises(InvalidInputError, match=fragment):
+        entry(bad)
+
+
+@pytest.mark.parametrize(
+    ("entry", "fragment"),
+    [
+        (lambda: arm().add_group("spine", None, [[1.0]]), "spine.*joints"),
+        (lambda: arm().add_group("spine", "hinge", [[1.0]]), "spine.*joints"),
+        (lambda: arm().add_linear_constraint(["hinge"], upper=1.0), "coefficients"),
+        (lambda: arm().add_linear_constraint(None, upper=1.0), "coefficients"),
+        (lambda: arm().set_limits(None, -1.0, 1.0), "set_limits name"),
+        (lambda: arm().set_rigidity(3, 0.5), "set_rigidity name"),
+        (lambda: arm().add_segment("ring", translation=[[0, 0, 1]]), "ring.*translation"),
+        (lambda: arm().add_revolute("lower", "z", name=5), "joint name"),
+        (
+            lambda: Constraint(EndEffector("lower"), PositionGoal((0, 0, 0)), chain_root=3),
+            "chain_root",
+        ),
+        (
+            lambda: Constraint(EndEffector("lower"), PositionGoal((0, 0, 0)), enabled="no"),
+            "enabled",
+        ),
+        (lambda: Constraint(EndEffector("lower"), PositionGoal((0, 0, 0)), name=7), "name"),
+        (lambda: Disjunction(PositionGoal((0, 0, 0))), "Disjunction"),
+    ],
+)
+def test_malformed_structural_arguments_are_named(entry, fragment: str) -> None:
+    with pytest.raises(InvalidInputError, match=fragment):
+        entry()
+
+
+@pytest.mark.parametrize("constraints", [None, "tip", 3, tip()], ids=repr)
+def test_constraints_that_are_not_a_list_of_constraints(constraints: object) -> None:
+    with pytest.raises(InvalidInputError, match="constraints"):
+        solve(arm(), constraints)
+
+
+def test_a_non_constraint_in_the_list_is_named_by_position() -> None:
+    with pytest.raises(InvalidInputError, match=r"constraints\[1\]"):
+        solve(arm(), [tip(), "tip"])
+
+
+# --------------------------------------------- mutation after construction
+@pytest.mark.parametrize("weight", [np.nan, -5.0, np.inf, "heavy", None])
+def test_constraint_weight_assignment_is_validated(weight: object) -> None:
+    """A bad weight once silently dropped the constraint and reported success."""
+    c = tip(name="grip", weight=2.0)
+    with pytest.raises(InvalidInputError, match=r"grip.*weight"):
+        c.weight = weight
+    assert c.weight == 2.0
+
+
+@pytest.mark.parametrize("value", [2, 0.0, 1, "yes", None])
+def test_enabled_must_be_a_bool(value: object) -> None:
+    c = tip(name="grip")
+    with pytest.raises(InvalidInputError, match=r"grip.*enabled"):
+        c.enabled = value
+    assert c.enabled is True
+
+
+@pytest.mark.parametrize("w", [np.nan, -0.5, 1.5])
+def test_position_weight_assignment_is_validated(w: float) -> None:
+    goal = _pose_goal(position_weight=0.3)
+    with pytest.raises(InvalidInputError, match="position_weight"):
+        goal.position_weight = w
+    assert goal.position_weight == 0.3
+
+
+@pytest.mark.parametrize(("lower", "upper"), [(np.inf, np.inf), (-np.inf, -np.inf)])
+def test_limits_that_admit_no_value_name_the_joint(lower: float, upper: float) -> None:
+    with pytest.raises(InvalidInputError, match="knee"):
+        arm().add_revolute("lower", "x", lower, upper, name="knee")
+    with pytest.raises(InvalidInputError, match="hinge"):
+        arm().set_limits("hinge", lower, upper)
+
+
+def test_nan_damping_is_rejected() -> None:
+    with pytest.raises(InvalidInputError, match="damping"):
+        solve(arm(), [tip()], damping=np.nan)
+
+
+def test_a_figure_without_joints_is_rejected_by_name() -> None:
+    """Not a raw numpy reshape error: the figure has segments but nothing can move."""
+    fig = Figure()
+    fig.add_segment("a")
+    fig.add_segment("b", parent="a", translation=(1, 0, 0))
+    c = Constraint(EndEffector("b"), PositionGoal((0, 1, 0)))
+    with pytest.raises(InvalidInputError, match="no joints"):
+        solve(fig, [c])
+    with pytest.raises(InvalidInputError, match="no joints"):
+        Solver(fig, [c]).solve()

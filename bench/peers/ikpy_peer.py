@@ -1,22 +1,31 @@
-"""ikpy (pure Python IK on scipy.optimize.least_squares) on an equivalent chain.
+"""ikpy (pure Python IK on scipy's least_squares) on the chain's URDF text.
 
-The ikpy chain is built from the same link geometry: an ``OriginLink``, one revolute
-``URDFLink`` per link (link 0 turned by the rest frame, rpy = (pi/2, 0, 0), i.e. a rotation
-of +90 degrees about X; later links offset ``(0, lengths[i-1], 0)``), and a fixed tip link
-``(0, lengths[-1], 0)`` along the last link.
+ikpy reads :func:`bench.serial.to_urdf` of the chain with its own URDF parser
+(``Chain.from_urdf_file``): a base link, one ``URDFLink`` per revolute joint and the
+fixed tip. It stops by its own tolerance (``tol``, given to least_squares); restarts from
+random starts in the limits come from :func:`bench.peers.base.with_restarts`.
 """
 
 from __future__ import annotations
 
+import tempfile
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from ikpy.chain import Chain
-from ikpy.link import OriginLink, URDFLink
 
-from bench.chains import AXIS_VECTORS, ChainSpec, forward
-from bench.peers.base import Attempt, Deadline, SolveTimeoutError, Track
+from bench.metrics import within_tolerance
+from bench.peers.base import (
+    Attempt,
+    Deadline,
+    SolveTimeoutError,
+    Track,
+    warm_track,
+    with_restarts,
+)
+from bench.serial import SerialChain, to_urdf
 
 TOLERANCE = 1e-12
 """ikpy's ``tol`` (least_squares ftol and xtol): tight enough that 1e-5 is reachable."""
@@ -33,31 +42,21 @@ class _TimedChain(Chain):
         return super().forward_kinematics(joints, full_kinematics=full_kinematics, backend=backend)
 
 
-def build_ikpy_chain(spec: ChainSpec) -> Chain:
-    """An ikpy Chain equivalent to ``spec``; joint vector = [0, angles..., 0]."""
-    links = [OriginLink()]
-    for i, (axis, lo, hi) in enumerate(zip(spec.axes, spec.lower, spec.upper, strict=True)):
-        links.append(
-            URDFLink(
-                name=f"link{i}",
-                origin_translation=np.array([0.0, 0.0 if i == 0 else spec.lengths[i - 1], 0.0]),
-                origin_orientation=np.array([np.pi / 2 if i == 0 else 0.0, 0.0, 0.0]),
-                rotation=AXIS_VECTORS[axis],
-                bounds=(lo, hi),
+def build_ikpy_chain(chain: SerialChain) -> Chain:
+    """ikpy's Chain of ``chain`` from its URDF text; joint vector = [0, angles..., 0]."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"{chain.name}.urdf"
+        path.write_text(to_urdf(chain))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            built = _TimedChain.from_urdf_file(
+                str(path), base_elements=[chain.base_link], symbolic=False
             )
-        )
-    links.append(
-        URDFLink(
-            name="tip",
-            origin_translation=np.array([0.0, spec.lengths[-1], 0.0]),
-            origin_orientation=np.zeros(3),
-            joint_type="fixed",
-        )
-    )
-    mask = [False] + [True] * spec.n + [False]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return _TimedChain(links, active_links_mask=mask, name="bench")
+    kinds = [link.joint_type for link in built.links]
+    if kinds != ["fixed"] + ["revolute"] * chain.n + ["fixed"]:
+        raise ValueError(f"ikpy read joints {kinds} for chain {chain.name!r}")
+    built.active_links_mask = np.array([False] + [True] * chain.n + [False])
+    return built
 
 
 class IkpyChain:
@@ -65,44 +64,60 @@ class IkpyChain:
 
     name = "ikpy"
 
-    def __init__(self, spec: ChainSpec, orientation: bool, timeout: float = 10.0) -> None:
-        self.spec = spec
+    def __init__(
+        self, chain: SerialChain, orientation: bool, timeout: float, budget: float
+    ) -> None:
+        self.spec = chain
         self.orientation = orientation
-        self.chain = build_ikpy_chain(spec)
+        self.chain = build_ikpy_chain(chain)
         self.chain.deadline = Deadline(timeout)
-        self.seed = np.concatenate([[0.0], spec.mid_range(), [0.0]])
+        self.budget = budget
+        self.rng = np.random.default_rng(7)
+        self.seed = chain.mid_range()
+        self._target: tuple[np.ndarray, np.ndarray | None] = (np.zeros(3), None)
 
     def _inverse(self, position: np.ndarray, rotation: np.ndarray | None, initial: np.ndarray):
-        kwargs = {"initial_position": initial, "tol": TOLERANCE}
+        kwargs = {"initial_position": np.concatenate([[0.0], initial, [0.0]]), "tol": TOLERANCE}
         if self.orientation and rotation is not None:
             kwargs.update(target_orientation=rotation, orientation_mode="all")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return np.asarray(self.chain.inverse_kinematics(position, **kwargs), dtype=float)
+            full = self.chain.inverse_kinematics(position, **kwargs)
+        return np.asarray(full, dtype=float)[1:-1]
+
+    def reached(self, angles: np.ndarray) -> bool:
+        """Within the graded tolerances of the current target (bench FK)."""
+        return within_tolerance(self.spec, angles, *self._target)
+
+    def attempt(self, start: np.ndarray) -> Attempt:
+        """One ``inverse_kinematics`` call from ``start``; over the time limit is a failure."""
+        position, rotation = self._target
+        self.chain.deadline.restart()
+        began, began_cpu = time.perf_counter(), time.process_time()
+        try:
+            angles = self._inverse(position, rotation, start)
+        except SolveTimeoutError as timeout:
+            return Attempt(None, time.perf_counter() - began, error=f"timeout ({timeout})")
+        cpu = time.process_time() - began_cpu
+        return Attempt(angles, time.perf_counter() - began, cpu=cpu)
 
     def solve(self, position: np.ndarray, rotation: np.ndarray | None) -> Attempt:
-        """Solve one target; over the time limit counts as a failed solve."""
-        self.chain.deadline.restart()
-        start = time.perf_counter()
-        try:
-            full = self._inverse(position, rotation, self.seed)
-        except SolveTimeoutError as timeout:
-            return Attempt(None, time.perf_counter() - start, error=f"timeout ({timeout})")
-        return Attempt(full[1:-1], time.perf_counter() - start)
+        """From the mid-range seed, then random restarts within the budget."""
+        self._target = (np.asarray(position, float), rotation if self.orientation else None)
+        return with_restarts(
+            self.attempt,
+            self.seed,
+            self.spec.lower,
+            self.spec.upper,
+            self.reached,
+            self.budget,
+            self.rng,
+        )
 
     def track(self, positions: np.ndarray) -> Track:
         """Follow ``positions`` (T, 3), warm-starting each frame from the previous answer."""
-        full = self.seed
-        angles, seconds = [], []
-        for position in positions:
-            self.chain.deadline.restart()
-            start = time.perf_counter()
-            try:
-                full = self._inverse(position, None, full)
-            except SolveTimeoutError:
-                pass
-            seconds.append(time.perf_counter() - start)
-            angles.append(full[1:-1].copy())
-        angles_array = np.array(angles)
-        tips = np.array([forward(self.spec, a)[0] for a in angles_array])
-        return Track(tips=tips, seconds=np.array(seconds), angles=angles_array)
+
+        def retarget(position: np.ndarray) -> None:
+            self._target = (position, None)
+
+        return warm_track(self.spec, self.seed, positions, retarget, self.attempt)

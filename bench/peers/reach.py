@@ -1,4 +1,9 @@
-"""Reach IK as a peer: one reusable :class:`solver.Solver` per chain, retargeted per solve."""
+"""Reach IK as a peer, with its DEFAULT options: one reusable :class:`solver.Solver` per chain.
+
+Nothing is tuned for the bench: the goal's orientation weight, the tolerances, the
+iteration limit, restarts and time limit are the solver's defaults. The solver stops by
+its own tolerance check (inside the timed call, like TRAC-IK's).
+"""
 
 from __future__ import annotations
 
@@ -7,61 +12,29 @@ import time
 import numpy as np
 
 import solver
-from bench.chains import ChainSpec, forward
-from bench.figures import build_figure, set_goal, tip_effector, tip_goal
+from bench.figures import chain_figure, chain_tip, set_goal, tip_goal
 from bench.peers.base import Attempt, Track
-
-POSITION_TOLERANCE = 1e-5
-"""Scene units: a target counts as reached within this distance."""
-ANGLE_TOLERANCE = 0.01
-"""Degrees: an orientation direction counts as reached within this angle."""
-MAX_ITERATIONS = 1000
-"""Iteration budget shared by every iterative peer in the benchmark."""
-STOP_TOLERANCE = 1e-7
-"""Scene units: where Reach IK itself stops (every peer is graded at POSITION_TOLERANCE).
-Gauss-Newton converges quadratically at the end, so the last factor of 100 costs a fraction
-of an iteration on average, and the accuracy comparison with Blender's IK measures the
-solver, not the stopping rule. The scipy peers stop as soon as they are within
-POSITION_TOLERANCE."""
-STOP_ANGLE_TOLERANCE = 1e-3
-"""Degrees: where Reach IK stops on orientation (graded at ANGLE_TOLERANCE)."""
-RESTARTS = 10
-"""Random restarts within the limits, used only when a solve ends at a local minimum that
-misses the goal (TRAC-IK's remedy; the other peers have no such option)."""
+from bench.serial import SerialChain, forward
 
 
 class ReachModel:
-    """Figure, tip constraint and Solver of a chain, plus coordinate <-> angle maps."""
+    """Figure, tip constraint and a default-option Solver of a chain."""
 
-    def __init__(
-        self, spec: ChainSpec, orientation: bool, max_iterations: int = MAX_ITERATIONS
-    ) -> None:
-        self.spec = spec
+    def __init__(self, chain: SerialChain, orientation: bool) -> None:
+        self.chain = chain
         self.orientation = orientation
-        self.figure, self.joints = build_figure(spec)
-        start_position, start_rotation = forward(spec, spec.mid_range())
+        self.figure = chain_figure(chain)
+        start_position, start_rotation = forward(chain, chain.mid_range())
         self.goal = tip_goal(start_position, start_rotation if orientation else None)
-        constraint = solver.Constraint(tip_effector(spec, orientation), self.goal, name="tip")
-        self.solver = solver.Solver(
-            self.figure,
-            [constraint],
-            tolerance=STOP_TOLERANCE,
-            angle_tolerance=STOP_ANGLE_TOLERANCE,
-            max_iterations=max_iterations,
-            restarts=RESTARTS,
-        )
-        names = list(self.figure.joint_names)
-        self._order = np.array([names.index(j) for j in self.joints])
-        mid = dict(zip(self.joints, spec.mid_range(), strict=True))
-        self.seed = np.array([mid[c] for c in self.figure.coordinate_names], dtype=float)
+        constraint = solver.Constraint(chain_tip(chain, orientation), self.goal, name="tip")
+        self.solver = solver.Solver(self.figure, [constraint])
+        # No joint groups: coordinates are the joint values, in the chain's order.
+        assert self.figure.coordinate_names == chain.joints
+        self.seed = chain.mid_range()
 
     def retarget(self, position: np.ndarray, rotation: np.ndarray | None) -> None:
         """Point the tip goal at a new target (rotation ignored without orientation)."""
         set_goal(self.goal, position, rotation if self.orientation else None)
-
-    def angles(self, coords: np.ndarray) -> np.ndarray:
-        """(n,) joint angles in link order for figure coordinates ``coords``."""
-        return np.asarray(self.figure.joint_values(coords), dtype=float)[self._order]
 
 
 class ReachChain:
@@ -69,8 +42,8 @@ class ReachChain:
 
     name = "Reach IK"
 
-    def __init__(self, spec: ChainSpec, orientation: bool) -> None:
-        self.model = ReachModel(spec, orientation)
+    def __init__(self, chain: SerialChain, orientation: bool) -> None:
+        self.model = ReachModel(chain, orientation)
 
     def solve(self, position: np.ndarray, rotation: np.ndarray | None) -> Attempt:
         """Solve for one target from the seed pose; times only ``Solver.solve``."""
@@ -78,7 +51,7 @@ class ReachChain:
         start = time.perf_counter()
         result = self.model.solver.solve(initial=self.model.seed)
         seconds = time.perf_counter() - start
-        return Attempt(self.model.angles(result.x), seconds, iterations=int(result.nit))
+        return Attempt(np.array(result.x, dtype=float), seconds, iterations=int(result.nit))
 
     def track(self, positions: np.ndarray) -> Track:
         """Follow ``positions`` (T, 3), warm-starting every frame from the previous solution."""
@@ -90,7 +63,7 @@ class ReachChain:
             result = self.model.solver.solve(initial=initial)
             seconds.append(time.perf_counter() - start)
             initial = None
-            angles.append(self.model.angles(result.x))
+            angles.append(np.array(result.x, dtype=float))
         angles_array = np.array(angles)
-        tips = np.array([forward(self.model.spec, a)[0] for a in angles_array])
+        tips = np.array([forward(self.model.chain, a)[0] for a in angles_array])
         return Track(tips=tips, seconds=np.array(seconds), angles=angles_array)

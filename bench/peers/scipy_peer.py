@@ -1,115 +1,171 @@
-"""scipy.optimize on Reach IK's own objective: the same potential, gradient and bounds.
+"""scipy.optimize on Reach IK's own objective: the same residuals, gradient and bounds.
 
-Only the optimiser differs, so this isolates what the solver's active-set BFGS buys over
-SLSQP, trust-constr and L-BFGS-B. Every method gets the solver's stopping rule (stop as
-soon as the tip is within tolerance, checked after each iteration with the chain's forward
-kinematics) and tight internal tolerances otherwise, so it is not stopped early by a loose
-default nor made to polish beyond what is asked.
+Only the optimiser differs: ``least_squares`` (trust-region reflective with bounds) on
+the residual vector whose squared norm is Reach IK's objective, and ``minimize`` with
+SLSQP or L-BFGS-B on the objective and its analytic gradient. Each stops as soon as the
+tip is within the graded tolerance, checked after every iteration by a callback with the
+bench's forward kinematics; the callback's own time is measured and subtracted, so the
+reported seconds are the optimiser's. Internal tolerances are tight so a loose default
+never stops a run early. A single start is the mid-range pose; restarts from random
+starts in the limits come from :func:`bench.peers.base.with_restarts`.
 """
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 
 import numpy as np
-from scipy.optimize import Bounds, minimize
+from scipy.optimize import Bounds, least_squares, minimize
 
-from bench.chains import ChainSpec, direction_errors_degrees, forward
-from bench.peers.base import Attempt, Deadline, SolveTimeoutError, Track
-from bench.peers.reach import ANGLE_TOLERANCE, MAX_ITERATIONS, POSITION_TOLERANCE, ReachModel
+from bench.metrics import within_tolerance
+from bench.peers import base
+from bench.peers.reach import ReachModel
+from bench.serial import SerialChain
+
+MAX_ITERATIONS = 1000
+"""Iteration cap of every scipy method (scipy's own defaults are lower for some)."""
 
 METHOD_OPTIONS = {
-    "SLSQP": {"ftol": 1e-16},
-    "L-BFGS-B": {"ftol": 1e-16, "gtol": 1e-14, "maxfun": 20 * MAX_ITERATIONS},
-    "trust-constr": {"gtol": 1e-14, "xtol": 1e-14},
+    "SLSQP": {"ftol": 1e-16, "maxiter": MAX_ITERATIONS},
+    "L-BFGS-B": {
+        "ftol": 1e-16,
+        "gtol": 1e-14,
+        "maxfun": 20 * MAX_ITERATIONS,
+        "maxiter": MAX_ITERATIONS,
+    },
 }
+LEAST_SQUARES_OPTIONS = {"ftol": 1e-15, "xtol": 1e-15, "gtol": 1e-15, "max_nfev": MAX_ITERATIONS}
+METHODS = ("least_squares", "SLSQP", "L-BFGS-B")
+
+
+def residuals_and_jacobian(problem, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(m,) residuals r and (m, n) Jacobian with ``sum r^2`` = Reach IK's objective at ``y``."""
+    e = problem.evaluate(y)
+    rows = [(math.sqrt(t.weight), t) for t in e.terms if t.weight > 0.0]
+    r = np.concatenate([s * t.residual for s, t in rows])
+    j = np.vstack([s * t.jacobian for s, t in rows])
+    return r, j
 
 
 class ScipyChain:
-    """``scipy.optimize.minimize(method=...)`` with ``jac=True`` on ``Solver(...).problem``."""
+    """One scipy method on the chain's Reach IK problem (same objective, same bounds)."""
 
     def __init__(
-        self, spec: ChainSpec, orientation: bool, method: str, timeout: float = 10.0
+        self, chain: SerialChain, orientation: bool, method: str, timeout: float, budget: float
     ) -> None:
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         self.name = f"scipy {method}"
         self.method = method
-        self.model = ReachModel(spec, orientation)
+        self.chain = chain
+        self.model = ReachModel(chain, orientation)
         self.problem = self.model.solver.problem
         lower, upper = self.problem.bounds
-        self.bounds = Bounds(np.asarray(lower, dtype=float), np.asarray(upper, dtype=float))
-        self.deadline = Deadline(timeout)
+        self.lower, self.upper = np.asarray(lower, float), np.asarray(upper, float)
+        self.deadline = base.Deadline(timeout)
+        self.budget = budget
+        self.rng = np.random.default_rng(7)
         self._target: tuple[np.ndarray, np.ndarray | None] = (np.zeros(3), None)
+        self._checking = self._checking_cpu = 0.0
+        self._nit = 0
+        self._last: tuple[np.ndarray, np.ndarray, np.ndarray] = (np.zeros(0),) * 3
 
-    def _value_and_gradient(self, y: np.ndarray) -> tuple[float, np.ndarray]:
+    # The problem's variables are the joint angles (no rigidity, no groups).
+    def _angles(self, y: np.ndarray) -> np.ndarray:
+        return np.asarray(self.problem.to_coordinates(y), dtype=float)
+
+    def reached(self, angles: np.ndarray) -> bool:
+        """Within the graded tolerances of the current target (bench FK)."""
+        return within_tolerance(self.chain, angles, *self._target)
+
+    def _callback(self, intermediate_result) -> None:
+        start, cpu = time.perf_counter(), time.process_time()
+        self._nit += 1
+        done = self.reached(self._angles(intermediate_result.x))
+        self._checking += time.perf_counter() - start
+        self._checking_cpu += time.process_time() - cpu
+        if done:
+            raise StopIteration
+
+    def _fun(self, y: np.ndarray) -> tuple[float, np.ndarray]:
         self.deadline.check()
         value, gradient = self.problem.value_and_gradient(y)
         return float(value), np.asarray(gradient, dtype=float)
 
-    def _within_tolerance(self, y: np.ndarray) -> bool:
-        angles = self.model.angles(self.problem.to_coordinates(y))
-        tip, rotation = forward(self.model.spec, angles)
-        position, target_rotation = self._target
-        if np.linalg.norm(tip - position) > POSITION_TOLERANCE:
-            return False
-        if target_rotation is None:
-            return True
-        return direction_errors_degrees(rotation, target_rotation) <= ANGLE_TOLERANCE
+    def _residuals(self, y: np.ndarray) -> np.ndarray:
+        # One evaluation per point: the Jacobian least_squares asks for next is kept.
+        self.deadline.check()
+        self._last = (np.array(y), *residuals_and_jacobian(self.problem, y))
+        return self._last[1]
 
-    def _minimize(self, y0: np.ndarray) -> tuple[np.ndarray, int]:
-        best = {"y": np.array(y0, dtype=float), "nit": 0}
+    def _jacobian(self, y: np.ndarray) -> np.ndarray:
+        if not np.array_equal(self._last[0], y):
+            self._last = (np.array(y), *residuals_and_jacobian(self.problem, y))
+        return self._last[2]
 
-        def callback(intermediate_result) -> None:
-            best["y"] = np.array(intermediate_result.x, dtype=float)
-            best["nit"] += 1
-            if self._within_tolerance(best["y"]):
-                raise StopIteration
-
-        options = dict(METHOD_OPTIONS[self.method], maxiter=MAX_ITERATIONS)
+    def _run(self, y0: np.ndarray) -> np.ndarray:
         with warnings.catch_warnings():
-            # trust-constr's quasi-Newton update warns on a zero step; not a failure.
-            warnings.simplefilter("ignore", UserWarning)
-            result = minimize(
-                self._value_and_gradient,
-                y0,
-                jac=True,
-                method=self.method,
-                bounds=self.bounds,
-                options=options,
-                callback=callback,
-            )
-        return np.asarray(result.x, dtype=float), int(getattr(result, "nit", best["nit"]))
+            warnings.simplefilter("ignore")
+            if self.method == "least_squares":
+                result = least_squares(
+                    self._residuals,
+                    y0,
+                    jac=self._jacobian,
+                    bounds=(self.lower, self.upper),
+                    method="trf",
+                    callback=self._callback,
+                    **LEAST_SQUARES_OPTIONS,
+                )
+            else:
+                result = minimize(
+                    self._fun,
+                    y0,
+                    jac=True,
+                    method=self.method,
+                    bounds=Bounds(self.lower, self.upper),
+                    options=METHOD_OPTIONS[self.method],
+                    callback=self._callback,
+                )
+        return np.asarray(result.x, dtype=float)
 
-    def solve(self, position: np.ndarray, rotation: np.ndarray | None) -> Attempt:
-        """Minimise from the mid-range seed; a solve over the time limit is a failure."""
-        self.model.retarget(position, rotation)
-        self._target = (np.asarray(position), rotation if self.model.orientation else None)
-        y0 = np.asarray(self.problem.from_coordinates(self.model.seed), dtype=float)
+    def attempt(self, start: np.ndarray) -> base.Attempt:
+        """One minimisation from joint angles ``start``; seconds exclude the stop checks."""
+        y0 = np.clip(
+            np.asarray(self.problem.from_coordinates(start), float), self.lower, self.upper
+        )
+        self._checking, self._checking_cpu, self._nit = 0.0, 0.0, 0
         self.deadline.restart()
-        start = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.process_time()
         try:
-            y, nit = self._minimize(y0)
-        except SolveTimeoutError as timeout:
-            return Attempt(None, time.perf_counter() - start, error=f"timeout ({timeout})")
-        seconds = time.perf_counter() - start
-        angles = self.model.angles(self.problem.to_coordinates(y))
-        return Attempt(angles, seconds, iterations=nit)
+            y = self._run(y0)
+        except base.SolveTimeoutError as timeout:
+            seconds = time.perf_counter() - began - self._checking
+            return base.Attempt(None, seconds, error=f"timeout ({timeout})")
+        seconds = time.perf_counter() - began - self._checking
+        cpu = time.process_time() - began_cpu - self._checking_cpu
+        return base.Attempt(self._angles(y), seconds, iterations=self._nit, cpu=cpu)
 
-    def track(self, positions: np.ndarray) -> Track:
+    def solve(self, position: np.ndarray, rotation: np.ndarray | None) -> base.Attempt:
+        """From the mid-range seed, then random restarts within the budget."""
+        self.model.retarget(position, rotation)
+        self._target = (np.asarray(position, float), rotation if self.model.orientation else None)
+        return base.with_restarts(
+            self.attempt,
+            self.model.seed,
+            self.chain.lower,
+            self.chain.upper,
+            self.reached,
+            self.budget,
+            self.rng,
+        )
+
+    def track(self, positions: np.ndarray) -> base.Track:
         """Follow ``positions`` (T, 3), each frame starting from the previous frame's answer."""
-        y = np.asarray(self.problem.from_coordinates(self.model.seed), dtype=float)
-        angles, seconds = [], []
-        for position in positions:
+
+        def retarget(position: np.ndarray) -> None:
             self.model.retarget(position, None)
-            self._target = (np.asarray(position), None)
-            self.deadline.restart()
-            start = time.perf_counter()
-            try:
-                y, _ = self._minimize(y)
-            except SolveTimeoutError:
-                pass
-            seconds.append(time.perf_counter() - start)
-            angles.append(self.model.angles(self.problem.to_coordinates(y)))
-        angles_array = np.array(angles)
-        tips = np.array([forward(self.model.spec, a)[0] for a in angles_array])
-        return Track(tips=tips, seconds=np.array(seconds), angles=angles_array)
+            self._target = (position, None)
+
+        return base.warm_track(self.chain, self.model.seed, positions, retarget, self.attempt)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import finite_vector, unit_vector
-from ..errors import InvalidInputError
+from .._checks import finite_vector, positive_number, unit_vector
+from ..errors import FrozenError, InvalidInputError
 
 Vec = np.ndarray  # (3,)
 #: Derivative blocks of a residual: (part name, (m, 3) matrix). Effector parts are
@@ -26,14 +26,17 @@ Blocks = list[tuple[str, np.ndarray]]
 
 def commensurate_factor(degrees: float, what: str) -> float:
     """``c_d = 360 / (2 pi d)`` of eq. (8): d degrees weigh like one length unit."""
-    d = float(degrees)
-    if not math.isfinite(d) or d <= 0.0:
-        raise InvalidInputError(f"{what}: degrees per unit must be positive and finite, got {d}")
+    d = positive_number(degrees, f"{what} degrees (per unit)")
     return 360.0 / (2.0 * math.pi * d)
 
 
 class Vector:
-    """Validating attribute for a goal's point or direction (read-only array)."""
+    """Validating attribute for a goal's point or direction (read-only array).
+
+    A goal's target: assignable at any time. An optional direction cannot be
+    switched on or off after construction (that would change which effector
+    parts the goal needs); build a new goal instead.
+    """
 
     def __init__(self, unit: bool = False, optional: bool = False) -> None:
         self.unit = unit
@@ -49,6 +52,12 @@ class Vector:
 
     def __set__(self, obj: object, value: object) -> None:
         what = f"{type(obj).__name__} {self.name}"
+        values = obj.__dict__
+        if self.name in values and (values[self.name] is None) != (value is None):
+            raise FrozenError(
+                f"{what}: a direction cannot be added or suppressed after construction; "
+                "build a new goal"
+            )
         if value is None:
             if not self.optional:
                 raise InvalidInputError(f"{what} is required")
@@ -80,13 +89,24 @@ class Goal:
     #: Which of geometry_parts are points (moved by translation); others are directions.
     point_parts: tuple[str, ...] = ("point",)
 
-    carrier: str | None = None
+    @property
+    def carrier(self) -> str | None:
+        """Segment whose local frame the goal's geometry is in; None = world. Fixed."""
+        return self.__dict__.get("_carrier")
 
-    def _set_carrier(self, carrier: str | None) -> None:
+    @carrier.setter
+    def carrier(self, carrier: str | None) -> None:
+        if "_carrier" in self.__dict__:
+            raise FrozenError(
+                f"{type(self).__name__} carrier is fixed after construction; build a new goal"
+            )
         if carrier is not None and (not isinstance(carrier, str) or not carrier):
             raise InvalidInputError(
                 f"{type(self).__name__} carrier must be a segment name, got {carrier!r}"
             )
+        self.__dict__["_carrier"] = carrier
+
+    def _set_carrier(self, carrier: str | None) -> None:
         self.carrier = carrier
 
     def geometry(self) -> dict[str, Vec]:

@@ -1,8 +1,8 @@
 """Disjunction of goals: ``G = min_i G_i`` (§8, eq. 27)."""
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from ..errors import InvalidInputError
+from ..errors import FrozenError, InvalidInputError
 from .base import Goal
 
 
@@ -17,13 +17,24 @@ class Disjunction(Goal):
     """
 
     def __init__(self, goals: Sequence[Goal]) -> None:
+        if isinstance(goals, Goal) or not isinstance(goals, Iterable):
+            raise InvalidInputError(f"Disjunction goals must be a list of goals, got {goals!r}")
         goals = tuple(goals)
         if not goals:
             raise InvalidInputError("Disjunction needs at least one member goal")
         for goal in goals:
             if not isinstance(goal, Goal):
                 raise InvalidInputError(f"Disjunction member {goal!r} is not a goal")
-        self.goals = tuple(m for goal in goals for m in goal.members())
+        self._goals = tuple(m for goal in goals for m in goal.members())
+
+    @property
+    def goals(self) -> tuple[Goal, ...]:
+        """The member goals (fixed after construction; their targets can move)."""
+        return self._goals
+
+    @goals.setter
+    def goals(self, value: object) -> None:
+        raise FrozenError("Disjunction goals are fixed after construction; build a new one")
 
     def members(self) -> tuple[Goal, ...]:
         return self.goals

@@ -4,7 +4,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._checks import per_item
 from ..errors import InvalidInputError
+from ..rotations import pose_parts
 from .base import Blocks, Goal, Report, Vec, Vector, angle_between, commensurate_factor
 
 _I = np.eye(3)
@@ -12,7 +14,7 @@ _I = np.eye(3)
 
 def degree_pair(degrees: float | Sequence[float], what: str) -> tuple[float, float]:
     """``(c_dx, c_dy)`` from one ``d`` or a pair ``(d_x, d_y)`` in degrees per unit."""
-    values = np.broadcast_to(np.array(degrees, dtype=float), (2,))
+    values = per_item(degrees, 2, f"{what} degrees")
     return commensurate_factor(values[0], what), commensurate_factor(values[1], what)
 
 
@@ -66,6 +68,24 @@ class OrientationGoal(Goal):
         check_independent(self.x, self.y, "OrientationGoal")
         self.cx, self.cy = degree_pair(degrees, "OrientationGoal")
         self._set_carrier(carrier)
+
+    @classmethod
+    def from_matrix(
+        cls,
+        matrix: object,
+        degrees: float | Sequence[float] = 1.0,
+        carrier: str | None = None,
+    ) -> "OrientationGoal":
+        """Align both directions with a (3, 3) rotation's (or a 4x4 pose's) columns 0 and 1."""
+        rotation, _ = pose_parts(matrix, "OrientationGoal matrix")
+        return cls(rotation[:, 0], rotation[:, 1], degrees, carrier)
+
+    def set_target(self, matrix: object) -> None:
+        """Retarget the aligned directions from a (3, 3) rotation or (4, 4) pose."""
+        rotation, _ = pose_parts(matrix, "OrientationGoal target")
+        for k, part in enumerate(("x", "y")):
+            if getattr(self, part) is not None:
+                setattr(self, part, rotation[:, k])
 
     @property
     def needs(self) -> tuple[str, ...]:  # type: ignore[override]

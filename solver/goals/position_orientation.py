@@ -5,7 +5,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._checks import real_number
 from ..errors import InvalidInputError
+from ..rotations import pose_parts
 from .base import Blocks, Goal, Report, Vec, Vector, angle_between, length
 from .orientation import check_independent, degree_pair, orientation_blocks
 
@@ -36,18 +38,59 @@ class PositionOrientationGoal(Goal):
     ) -> None:
         if x is None and y is None:
             raise InvalidInputError("PositionOrientationGoal needs at least one of x, y")
-        w = float(position_weight)
-        if not 0.0 <= w <= 1.0:
-            raise InvalidInputError(
-                f"PositionOrientationGoal position_weight must lie in [0, 1], got {w}"
-            )
+        self.position_weight = position_weight
         self.point = point
         self.x = x
         self.y = y
         check_independent(self.x, self.y, "PositionOrientationGoal")
-        self.position_weight = w
         self.cx, self.cy = degree_pair(degrees, "PositionOrientationGoal")
         self._set_carrier(carrier)
+
+    @classmethod
+    def from_matrix(
+        cls,
+        matrix: object,
+        position_weight: float = 0.5,
+        degrees: float | Sequence[float] = 1.0,
+        carrier: str | None = None,
+    ) -> "PositionOrientationGoal":
+        """A full pose goal from a (4, 4) transform: point = translation, x/y = columns 0/1.
+
+        Pair it with an effector whose ``x``/``y`` are the local axes to align
+        (:meth:`EndEffector.from_matrix`, or ``x=(1, 0, 0), y=(0, 1, 0)`` for
+        the segment's own frame).
+        """
+        rotation, point = pose_parts(matrix, "PositionOrientationGoal matrix")
+        if point is None:
+            raise InvalidInputError("PositionOrientationGoal matrix must be a 4x4 pose")
+        return cls(point, rotation[:, 0], rotation[:, 1], position_weight, degrees, carrier)
+
+    def set_target(self, matrix: object) -> None:
+        """Retarget from a (4, 4) pose: point, and the x/y directions this goal aligns.
+
+        Validated as a whole before anything changes.
+        """
+        rotation, point = pose_parts(matrix, "PositionOrientationGoal target")
+        if point is None:
+            raise InvalidInputError("PositionOrientationGoal target must be a 4x4 pose")
+        self.point = point
+        for k, part in enumerate(("x", "y")):
+            if getattr(self, part) is not None:
+                setattr(self, part, rotation[:, k])
+
+    @property
+    def position_weight(self) -> float:
+        """w_p in [0, 1] of eq. (12); the orientation weight is ``1 - w_p``."""
+        return self.__dict__["_position_weight"]
+
+    @position_weight.setter
+    def position_weight(self, value: object) -> None:
+        w = real_number(value, "PositionOrientationGoal position_weight")
+        if not 0.0 <= w <= 1.0:
+            raise InvalidInputError(
+                f"PositionOrientationGoal position_weight must lie in [0, 1], got {w}"
+            )
+        self.__dict__["_position_weight"] = w
 
     @property
     def directions(self) -> tuple[str, ...]:

@@ -12,11 +12,13 @@ Strategies (``hessian=`` of :class:`~solver.Solver`):
   Gauss-Newton matrix, and ``H`` is re-seeded from it (projected by (32))
   after every iteration whose decrease matches the Gauss-Newton model; in
   effect a projected Levenberg-Marquardt method with BFGS/DFP updates in
-  between. Re-seeding factors an (n, n) matrix: O(n^3).
+  between. Re-seeding costs O(m n^2) for m residuals (Woodbury, below), plus
+  O(q n^2) to project the seed onto q active rows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -108,6 +110,26 @@ def inverse_spd(a: np.ndarray) -> np.ndarray:
     return lower_inv.T @ lower_inv
 
 
+def damped_inverse(
+    factor: np.ndarray, mu_of: Callable[[float, float], float], f: float
+) -> np.ndarray:
+    """``(F^T F + mu I)^{-1}`` (n, n) for ``F`` (m, n), ``mu = mu_of(mean diagonal, f)``.
+
+    With fewer residuals than variables (m < n, the usual IK case) the Woodbury
+    identity ``(F^T F + mu I)^{-1} = (I - F^T (mu I + F F^T)^{-1} F) / mu`` needs
+    only an (m, m) Cholesky factorisation: O(m n^2) in all, not O(n^3).
+    """
+    m, n = factor.shape
+    mu = mu_of(float(np.einsum("ij,ij->", factor, factor)) / max(n, 1), f)
+    if m >= n:
+        return inverse_spd(factor.T @ factor + mu * np.eye(n))
+    lower = np.linalg.cholesky(mu * np.eye(m) + factor @ factor.T)
+    x = np.linalg.solve(lower, factor)  # L^{-1} F, (m, n)
+    h = -(x.T @ x)
+    h[np.diag_indices(n)] += 1.0
+    return h / mu
+
+
 class HessianStrategy(Protocol):
     """How ``H`` is seeded, and whether it is ever re-seeded."""
 
@@ -163,15 +185,26 @@ class GaussNewtonHybrid:
     reseeds: bool = True
 
     def initial(self, e: GaussNewtonEvaluation) -> np.ndarray:
-        gn = e.gauss_newton()
-        n = len(gn)
-        mean = float(np.trace(gn)) / max(n, 1)
-        mu = self.damping * mean + e.f if mean > 0.0 else 1.0
-        return inverse_spd(gn + mu * np.eye(n))
+        factor = getattr(e, "gauss_newton_factor", None)
+        if factor is None:
+            gn = e.gauss_newton()
+            n = len(gn)
+            mu = self._mu(float(np.trace(gn)) / max(n, 1), e.f)
+            return inverse_spd(gn + mu * np.eye(n))
+        return damped_inverse(factor(), self._mu, e.f)
+
+    def _mu(self, mean_diagonal: float, f: float) -> float:
+        """Levenberg parameter: ``damping * mean diagonal + G`` (1 for a zero matrix)."""
+        return self.damping * mean_diagonal + f if mean_diagonal > 0.0 else 1.0
 
     def reseed_after(self, e_old: GaussNewtonEvaluation, sigma: np.ndarray, f_new: float) -> bool:
-        gn = e_old.gauss_newton()
-        predicted = -float(e_old.g @ sigma) - 0.5 * float(sigma @ (gn @ sigma))
+        factor = getattr(e_old, "gauss_newton_factor", None)
+        if factor is None:
+            curvature = float(sigma @ (e_old.gauss_newton() @ sigma))
+        else:
+            f_sigma = factor() @ sigma
+            curvature = float(f_sigma @ f_sigma)
+        predicted = -float(e_old.g @ sigma) - 0.5 * curvature
         decrease = e_old.f - f_new
         return (
             predicted > 0.0 and decrease >= self.fit_ratio * predicted and decrease >= 0.2 * e_old.f

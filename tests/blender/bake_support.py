@@ -82,6 +82,7 @@ def modal_operator(extension: ModuleType, obj: bpy.types.Object) -> tuple[object
             setattr(fake, name, types.MethodType(getattr(cls, name), fake))
     context = types.SimpleNamespace(
         scene=bpy.context.scene, active_object=obj, window=object(),
+        evaluated_depsgraph_get=bpy.context.evaluated_depsgraph_get,
         window_manager=FakeWindowManager(),
     )  # fmt: skip
     return fake, context

@@ -1,0 +1,118 @@
+"""What a bake tells the user: :class:`BakeReport` on success, :class:`BakeError` on failure.
+
+Pure Python (no ``bpy``): the report is built by :mod:`.bake` and formatted here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .. import solver
+from .rig import RigError
+
+Worst = dict[str, tuple[float | None, float | None, bool]]  # name -> (distance, angle, ok)
+
+
+class BakeError(RigError):
+    """A bake stopped; nothing was written. ``frame`` is where it stopped (None: not a frame)."""
+
+    def __init__(self, message: str, frame: int | None = None) -> None:
+        super().__init__(message)
+        self.frame = frame
+
+
+def describe(exc: BaseException) -> str:
+    """One line for a report: Reach's messages as they are, other exceptions with their type."""
+    if isinstance(exc, solver.ReachError):  # RigError is one
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+def fold(worst: Worst, residuals: Sequence[object]) -> None:
+    """Fold one frame's residuals (solver or measured: ``name``, ``distance``, ``angle``,
+    ``satisfied``) into per-constraint worst values."""
+    for r in residuals:
+        old = worst.get(r.name, (None, None, True))
+        distance = r.distance if old[0] is None else max(old[0], r.distance or 0.0)
+        angle = r.angle if old[1] is None else max(old[1], r.angle or 0.0)
+        worst[r.name] = (distance, angle, old[2] and r.satisfied)
+
+
+def _residual(distance: float | None, angle: float | None) -> str:
+    parts = []
+    if distance is not None:
+        parts.append(f"{distance:.2e} units")
+    if angle is not None:
+        parts.append(f"{angle:.3f} deg")
+    return ", ".join(parts) or "-"
+
+
+@dataclass(frozen=True)
+class BakeReport:
+    """Outcome of a finished bake.
+
+    Attributes:
+        frames: the baked frames, in order.
+        constraints: names of the baked constraints.
+        worst: per constraint, the worst (distance in scene units or None, angle in degrees
+            or None, satisfied on every frame) over the baked frames: measured on Blender's
+            evaluated pose when ``measured``, else the solver's model.
+        modelled: the same from the solver's model.
+        measured: whether ``worst`` was measured on Blender's evaluated pose.
+        n_keys: keys written.
+        n_channels: channels keyed.
+        n_dof: degrees of freedom of the solved figure.
+        iterations: solver iterations, summed over frames.
+        solve_seconds: time spent in the solver, seconds.
+        seconds: wall time of the whole bake, seconds.
+        notes: what the solve does not model (from the rig).
+        overrides: what changes the baked channels on playback (one line each).
+    """
+
+    frames: tuple[int, ...]
+    constraints: tuple[str, ...]
+    worst: Worst
+    n_keys: int
+    n_channels: int
+    n_dof: int
+    iterations: int
+    solve_seconds: float
+    seconds: float
+    modelled: Worst = field(default_factory=dict)
+    measured: bool = False
+    notes: tuple[str, ...] = ()
+    overrides: tuple[str, ...] = ()
+
+    @property
+    def satisfied(self) -> bool:
+        """Every constraint satisfied on every baked frame."""
+        return all(ok for _d, _a, ok in self.worst.values())
+
+    def residual_lines(self) -> list[str]:
+        """One line per constraint: worst distance, angle and whether it is satisfied."""
+        lines = []
+        for name, (distance, angle, ok) in self.worst.items():
+            state = "satisfied" if ok else "UNREACHED"
+            model = self.modelled.get(name)
+            if self.measured and not ok and model is not None and model[2]:
+                state += f" on playback; the solve reached it ({_residual(*model[:2])})"
+            lines.append(f"  {name}: {_residual(distance, angle)} ({state})")
+        return lines
+
+    def text(self) -> str:
+        """The summary shown to the user (several lines)."""
+        n = len(self.frames)
+        how = "measured on Blender's pose" if self.measured else "solver's model"
+        head = (
+            f"Reach: baked {n} frames ({self.frames[0]}..{self.frames[-1]}) of "
+            f"{len(self.constraints)} constraints, {self.n_dof} DOF, {self.n_channels} channels, "
+            f"{self.n_keys} keys in {self.seconds:.2f} s "
+            f"({n / max(self.seconds, 1e-9):.0f} frames/s); worst residuals ({how}):"
+        )
+        return "\n".join([
+            head,
+            *self.residual_lines(),
+            *(f"  playback: {line}" for line in self.overrides),
+            *(f"  note: {note}" for note in self.notes),
+        ])  # fmt: skip

@@ -1,0 +1,130 @@
+"""The bake summary tells the truth: residuals measured on the pose Blender plays back, what
+overrides the baked channels on playback, and targets that cannot be baked (NaN, infinity)."""
+
+from __future__ import annotations
+
+import math
+from types import ModuleType
+
+import bpy
+import numpy as np
+import pytest
+
+from tests.blender.bake_support import keyframes_of
+from tests.blender.conftest import run_op, world_bone_tail
+from tests.blender.reach_scenes import activate, add_constraint, add_empty, make_chain
+
+FRAMES = 12
+
+
+def _circle(frame: int) -> tuple[float, float, float]:
+    theta = 2.0 * math.pi * (frame - 1) / FRAMES
+    return (1.2 * math.cos(theta), 1.2 * math.sin(theta), 2.5)
+
+
+def _shot(n: int = 4, bone: str = "b2") -> tuple[bpy.types.Object, bpy.types.Object]:
+    """An ``n``-bone chain whose ``bone`` follows a target around a circle."""
+    obj = make_chain(n=n)
+    target = add_empty("T", _circle(1))
+    for frame in range(1, FRAMES + 1):
+        target.location = _circle(frame)
+        target.keyframe_insert("location", frame=frame)
+    add_constraint(obj, bone, target, "POSITION")
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, FRAMES
+    scene.frame_set(1)
+    activate(obj)
+    return obj, target
+
+
+def _residual(obj: bpy.types.Object) -> tuple[float, bool]:
+    [item] = obj.reach_ik.residuals
+    return item.distance, item.satisfied
+
+
+def test_summary_measures_what_blender_plays_back(clean_scene: bpy.types.Scene) -> None:
+    """A Copy Rotation on a chain bone overrides the solve: the summary says the truth."""
+    obj, _target = _shot()
+    source = add_empty("source", (0.0, 0.0, 0.0), (0.9, 0.0, 0.0))
+    con = obj.pose.bones["b1"].constraints.new("COPY_ROTATION")
+    con.target = source
+    run_op(bpy.ops.reach.bake)
+    worst = 0.0
+    for frame in range(1, FRAMES + 1):
+        clean_scene.frame_set(frame)
+        worst = max(worst, np.linalg.norm(world_bone_tail(obj, "b2") - np.array(_circle(frame))))
+    distance, satisfied = _residual(obj)
+    assert worst > 0.1  # the played-back pose misses
+    assert not satisfied and not obj.reach_ik.satisfied
+    assert distance == pytest.approx(worst, rel=1e-4)
+
+
+def test_summary_of_a_clean_bake_is_measured_and_satisfied(clean_scene: bpy.types.Scene) -> None:
+    obj, _target = _shot()
+    run_op(bpy.ops.reach.bake)
+    distance, satisfied = _residual(obj)
+    assert satisfied and 0.0 <= distance < 1e-5
+
+
+def test_summary_names_what_overrides_the_baked_channels(
+    clean_scene: bpy.types.Scene, capfd: pytest.CaptureFixture
+) -> None:
+    obj, _target = _shot()
+    other = add_empty("other", (0.0, 3.0, 0.0))
+    ik = obj.pose.bones["b3"].constraints.new("IK")  # b3 is not solved; its chain reaches b2
+    ik.target, ik.chain_count = other, 2
+    damped = obj.pose.bones["b0"].constraints.new("DAMPED_TRACK")
+    damped.target = other
+    driver = obj.driver_add('pose.bones["b1"].rotation_quaternion', 2).driver
+    driver.expression = "0.1"
+    muted = obj.pose.bones["b1"].constraints.new("IK")  # the user's muted IK: not reported
+    muted.target, muted.mute = other, True
+    capfd.readouterr()
+    run_op(bpy.ops.reach.bake)
+    out = capfd.readouterr().out
+    assert "built-in IK 'IK' on bone 'b3' rotates bone 'b2' on playback" in out
+    assert "bone 'b0' has a Damped Track constraint 'Damped Track'" in out
+    assert 'a driver on pose.bones["b1"].rotation_quaternion[2] replaces its keys' in out
+    assert "IK 'IK' on bone 'b1'" not in out
+    assert "UNREACHED on playback; the solve reached it" in out
+    assert not ik.mute and muted.mute
+
+
+BAD_LOCATIONS = [float("nan"), float("inf"), -float("inf"), 1e30]
+
+
+@pytest.mark.parametrize("value", BAD_LOCATIONS, ids=["nan", "inf", "-inf", "1e30"])
+@pytest.mark.parametrize("bad_frame", [1, 7])
+def test_target_at_infinity_or_nan_stops_the_bake(
+    clean_scene: bpy.types.Scene, value: float, bad_frame: int
+) -> None:
+    obj, target = _shot()
+    obj.pose.bones["b1"].keyframe_insert("rotation_quaternion", frame=3)
+    target.location = (value, 0.0, 2.0)
+    target.keyframe_insert("location", frame=bad_frame)
+    clean_scene.frame_set(5)
+    before = keyframes_of(obj)
+    with pytest.raises(
+        RuntimeError, match=rf"stopped at frame {bad_frame}, nothing written: .*'T'"
+    ):
+        bpy.ops.reach.bake()
+    after = keyframes_of(obj)
+    assert after.keys() == before.keys()
+    for channel, data in before.items():
+        for prop, values in data.items():
+            assert np.array_equal(values, after[channel][prop]), (channel, prop)
+    assert clean_scene.frame_current == 5
+
+
+def test_bake_function_reports_progress(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    obj, _target = _shot()
+    calls: list[tuple[int, int]] = []
+    report = extension.bridge.bake.bake(
+        obj, obj.reach_ik, range(1, FRAMES + 1), "REPLACE", lambda i, n: calls.append((i, n)),
+        scene=clean_scene, depsgraph=bpy.context.evaluated_depsgraph_get(),
+    )  # fmt: skip
+    assert calls == [(i, 2 * FRAMES) for i in range(1, 2 * FRAMES + 1)]  # solve, then measure
+    assert report.measured and report.satisfied and report.n_keys == 12 * FRAMES
+    assert report.worst.keys() == report.modelled.keys() == {obj.reach_ik.constraints[0].name}
