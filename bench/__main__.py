@@ -19,7 +19,7 @@ from bench import plots
 from bench.acceptance import chain_checks, solver_checks
 from bench.cases import CHAIN_DOFS, SOLVE_TIMEOUT, chain_cases, peers
 from bench.harness import run_case
-from bench.report import BenchRun, write_readme_section, write_results
+from bench.report import BenchRun, readme_section, write_readme_section, write_results
 from bench.tracking import FRAMES, run_tracking
 
 HERE = Path(__file__).resolve().parent
@@ -170,7 +170,10 @@ def main(argv: list[str] | None = None) -> int:
         eval_speed=eval_speed,
     )
     write_results(bench_run, args.out / "RESULTS.md")
-    write_readme_section(bench_run, args.out / "README_section.md")
+    if args.out == HERE:
+        write_readme_section(bench_run, HERE.parent / "README.md")
+    else:
+        (args.out / "README_section.md").write_text(readme_section(bench_run))
     log(f"wrote {args.out / 'RESULTS.md'} in {(time.perf_counter() - clock) / 60:.1f} min")
     for c in checks:
         log(f"  [{c.status}] {c.target}: {c.measured}")

@@ -66,7 +66,7 @@ def _blender(ik_solver: str):
     def build(case):
         from bench.peers.blender_adapter import BlenderChain
 
-        return BlenderChain(case.spec, case.orientation, ik_solver)
+        return BlenderChain(case.chain, case.spec, case.orientation, ik_solver)
 
     return build
 

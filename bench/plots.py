@@ -59,7 +59,8 @@ def time_vs_dof(runs: list[CaseRun], path: Path) -> None:
     ax.set_ylabel("median time per solve, ms (all runs)")
     ax.set_title("Solve time against chain size (full pose goal, from mid-range)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    if ax.lines:
+        ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

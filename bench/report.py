@@ -262,8 +262,9 @@ its analytic gradient, all three stopped by a callback at the graded tolerance w
 is subtracted (so no peer is timed doing the bench's checking) and otherwise by tight
 internal tolerances; **ikpy** `Chain.inverse_kinematics` (least_squares, `tol=1e-12`,
 orientation mode "all") on the chain's URDF; **Blender's Standard IK and iTaSC** through
-bpy on an equivalent bone chain, at their tightest settings (10000 / 1000 iterations,
-iTaSC precision 1e-6) — expressible on the procedural chains only.
+bpy on an equivalent bone chain (robots: bones at the URDF joint frames, IK limits clamped
+to Blender's [-pi, pi]), at their tightest settings (10000 / 1000 iterations, iTaSC
+precision 1e-6); bpy's float32 pose limits their accuracy to about 1e-7.
 
 Restarts: TRAC-IK and Reach IK restart by themselves ("own"). scipy and ikpy have no
 restarts, so the bench gives them TRAC-IK's: after the first try from the seed it restarts
@@ -369,7 +370,7 @@ def write_results(run: BenchRun, path: Path) -> None:
     path.write_text("\n".join(out) + "\n")
 
 
-def write_readme_section(run: BenchRun, path: Path, image_prefix: str = "bench/") -> None:
+def readme_section(run: BenchRun, image_prefix: str = "bench/") -> str:
     """The README's "How it compares" section: headline table, checks summary, one plot."""
     met = sum(c.status == "met" for c in run.checks)
     missed = [c for c in run.checks if c.status == "MISSED"]
@@ -395,8 +396,19 @@ def write_readme_section(run: BenchRun, path: Path, image_prefix: str = "bench/"
         "",
         f"Acceptance targets: {met} met, {len(missed)} missed, "
         f"{sum(c.status == 'n/a' for c in run.checks)} not applicable. Full tables, "
-        f"tracking, per-iteration cost, profiles and the analysis of every miss: "
-        f"[{image_prefix}RESULTS.md]({image_prefix}RESULTS.md).",
+        "tracking, per-iteration cost, profiles and the analysis of every miss (where Reach "
+        f"IK loses, and why): [{image_prefix}RESULTS.md]({image_prefix}RESULTS.md). "
+        f"Blender's own bake against ours (`make bench-blender`): "
+        f"[{image_prefix}BLENDER_RESULTS.md]({image_prefix}BLENDER_RESULTS.md).",
         "",
     ]
-    path.write_text("\n".join(out))
+    return "\n".join(out)
+
+
+def write_readme_section(run: BenchRun, readme: Path) -> None:
+    """Replace the "## How it compares" section of ``readme`` (up to the next "## ")."""
+    text = readme.read_text()
+    start = text.index("## How it compares\n")
+    end = text.find("\n## ", start + 1)
+    end = len(text) if end < 0 else end + 1
+    readme.write_text(text[:start] + readme_section(run) + "\n" + text[end:])

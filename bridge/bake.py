@@ -147,6 +147,13 @@ class BakeJob:
         """The frame of the next step (the last frame once done)."""
         return self.frames[self.index % len(self.frames)] if not self.done else self.frames[-1]
 
+    def progress_text(self) -> str:
+        """What the bake is doing, for a status bar: e.g. "solving frame 12 (12/120)"."""
+        doing = "solving" if self.index < len(self.frames) else "measuring"
+        if self.done:
+            doing = "finishing"
+        return f"Reach bake: {doing} frame {self.frame} ({self.index}/{self.total})"
+
     def _fail(self, exc: BaseException, where: str, frame: int | None) -> None:
         """Restore the scene, then raise :class:`BakeError` from ``exc``."""
         self.cancel()

@@ -2,7 +2,8 @@
 and a solution -> pose channel values. All the maths between Blender and the solver is here
 (and in :mod:`.rotations`); operators only call :func:`build_rig` and the ``Rig`` methods.
 
-Frames. The figure lives in world space. One segment per bone, at the bone's head, with the
+Frames. The figure lives in world space (reflected across X for a mirrored armature, goals
+too: see :func:`.rig_goals.model_mirror`). One segment per bone, at the bone's head, with the
 bone's pose axes; its rest transform relative to the parent segment is the bone's rest offset
 (``parent.matrix_local^-1 @ bone.matrix_local``, object transform applied to roots, lengths
 times the object's uniform scale) times the bone's current ``matrix_basis`` (location ignored
@@ -36,7 +37,7 @@ import numpy as np
 
 from .. import solver
 from . import rotations
-from .rig_goals import ConstraintSpec, GoalBinding, build_constraints
+from .rig_goals import ConstraintSpec, GoalBinding, build_constraints, model_mirror
 from .rig_joints import (
     RigError,
     SolvedBone,
@@ -216,8 +217,12 @@ def _rigid_inverse(m: np.ndarray) -> np.ndarray:
 
 
 def _object_frame(obj: object, scale: float) -> tuple[np.ndarray, np.ndarray]:
-    """World translation (3,) and rotation (3, 3) of the armature object (scale removed)."""
+    """Translation (3,) and rotation (3, 3) of the armature object (scale removed) in the
+    model's world (reflected for a mirrored armature, see :func:`.rig_goals.model_mirror`)."""
     m = np.array(obj.matrix_world, dtype=float)
+    mirror = model_mirror(obj)
+    if mirror is not None:
+        m[:3] = mirror @ m[:3]
     return m[:3, 3], rotations.orthonormalize(m[:3, :3] / scale)
 
 

@@ -21,6 +21,21 @@ AXIS_VECTORS = {
     "Z": np.array([0.0, 0.0, 1.0]),
 }
 POINT_GOALS = ("POSITION", "POSITION_ORIENTATION", "AIM", "LINE", "PLANE", "HALF_SPACE")
+#: World reflection across the YZ plane; the model of a mirrored armature lives behind it.
+REFLECT_X = np.diag([-1.0, 1.0, 1.0])
+
+
+def model_mirror(arm: object) -> np.ndarray | None:
+    """Reflection (3, 3) from the world into the model's space, None for a plain armature.
+
+    A mirrored armature (negative determinant of its world matrix) cannot be built from
+    rotations. The model reflects the whole world instead: the armature's world matrix
+    becomes ``REFLECT_X @ matrix_world`` (a rotation times a uniform scale) and every goal
+    point and direction is reflected the same way. Distances and angles are unchanged by a
+    reflection, and the pose channels (armature space) are the same in both worlds.
+    """
+    m = np.array(arm.matrix_world, dtype=float)[:3, :3]
+    return REFLECT_X if np.linalg.det(m) < 0.0 else None
 
 
 def signed_axis(spec: str) -> np.ndarray:
@@ -75,11 +90,14 @@ class GoalBinding:
         return m[:3, 3], m[:3, :3] / norms
 
     def frame(self, arm: object, scale: float) -> tuple[np.ndarray, np.ndarray]:
-        """Goal point (3,) and unit axes (3, 3) (columns X, Y, Z) in world or carrier frame."""
+        """Goal point (3,) and unit axes (3, 3) (columns X, Y, Z) in the model's world
+        (see :func:`model_mirror`) or in the carrier bone's frame."""
         if self.carrier is not None:
             length = arm.data.bones[self.carrier].length * scale
             return np.array([0.0, length * self.head_tail, 0.0]), np.eye(3)
-        return self.target_frame()
+        point, axes = self.target_frame()
+        mirror = model_mirror(arm)
+        return (point, axes) if mirror is None else (mirror @ point, mirror @ axes)
 
     def values(self, arm: object, scale: float) -> dict[str, np.ndarray | None]:
         """Goal attributes (point, x, y, direction, normal) for the current target frame."""

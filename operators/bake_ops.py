@@ -121,6 +121,7 @@ class REACH_OT_bake(bpy.types.Operator):
         wm.progress_begin(0, job.total)
         self._timer = wm.event_timer_add(0.001, window=context.window)
         wm.modal_handler_add(self)
+        context.workspace.status_text_set(f"{job.progress_text()}; ESC cancels")
         return {"RUNNING_MODAL"}
 
     def _end_modal(self, context: bpy.types.Context) -> None:
@@ -130,6 +131,7 @@ class REACH_OT_bake(bpy.types.Operator):
         wm.event_timer_remove(self._timer)
         self._timer = None
         wm.progress_end()
+        context.workspace.status_text_set(None)
 
     def modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set[str]:
         job = self._job
@@ -147,6 +149,7 @@ class REACH_OT_bake(bpy.types.Operator):
                 job.step()
             context.window_manager.progress_update(job.index)
             if not job.done:
+                context.workspace.status_text_set(f"{job.progress_text()}; ESC cancels")
                 return {"RUNNING_MODAL"}
             self._end_modal(context)
             return self._done(job)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import bpy
+
+from .. import solver
+from ..bridge import results
 
 
 def armature_of(context: bpy.types.Context) -> bpy.types.Object | None:
@@ -11,12 +16,30 @@ def armature_of(context: bpy.types.Context) -> bpy.types.Object | None:
     return obj if obj is not None and obj.type == "ARMATURE" else None
 
 
+def run_and_report(operator: bpy.types.Operator, obj: bpy.types.Object,
+                   action: Callable[[], object]) -> set[str]:  # fmt: skip
+    """Run a bridge action; keep its report for the panel and show it, or show its error.
+
+    ``action`` returns a report with ``satisfied`` and ``text()``; a ``ReachError`` (every
+    ``RigError`` is one) becomes an error report and ``{'CANCELLED'}``.
+    """
+    try:
+        report = action()
+    except solver.ReachError as exc:
+        operator.report({"ERROR"}, f"Reach: {exc}")
+        return {"CANCELLED"}
+    results.store(obj, report)
+    operator.report({"INFO"} if report.satisfied else {"WARNING"}, report.text())
+    return {"FINISHED"}
+
+
 def store_result(settings: object, names: list[str], worst: dict, status: str, nit: int,
                  seconds: float, dof: int) -> bool:  # fmt: skip
     """Save a solve/bake outcome on the armature for the panel; return "all satisfied".
 
     ``worst`` maps constraint name -> (distance or None, angle or None, satisfied).
     """
+    results.forget(settings.id_data)  # the panel shows this newer result
     settings.has_result = True
     settings.status = status
     settings.iterations = nit

@@ -17,7 +17,9 @@ def unregister() -> None:
     """Unregister panel and UI list classes."""
     import bpy
 
+    from ..bridge import results
     from .reach_panel import classes
 
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)
+    results.clear()

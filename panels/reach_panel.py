@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import bpy
 
+from ..bridge import results
+from ..bridge.report import FrameReport, residual_text
+
 
 def _armature(context: bpy.types.Context) -> bpy.types.Object | None:
     obj = context.active_object
@@ -151,32 +154,60 @@ class REACH_PT_bone(_ReachPanel):
 
 
 class REACH_PT_result(_ReachPanel):
-    """Outcome of the last solve or bake."""
+    """Outcome of the last solve or bake, as measured on Blender's evaluated pose."""
 
     bl_label = "Last Solve"
     bl_parent_id = "REACH_PT_main"
 
     def draw(self, context: bpy.types.Context) -> None:
-        settings = _armature(context).reach_ik
+        obj = _armature(context)
+        report = results.last(obj)
         layout = self.layout
-        if not settings.has_result:
-            layout.label(text="Not solved yet")
+        if report is None:
+            draw_stored_result(layout, obj.reach_ik)
             return
-        icon = "CHECKMARK" if settings.satisfied else "ERROR"
-        layout.label(text=settings.status, icon=icon)
-        layout.label(
-            text=f"{settings.dof_count} DOF, {settings.iterations} iterations, "
-            f"{settings.solve_time:.1f} ms"
+        draw_report(layout, report)
+
+
+def draw_report(layout: bpy.types.UILayout, report: FrameReport) -> None:
+    """A :class:`FrameReport`: status, figures, one row per constraint with its reason."""
+    layout.label(text=report.status, icon="CHECKMARK" if report.satisfied else "ERROR")
+    passes = f", {report.passes} correction passes" if report.passes else ""
+    layout.label(
+        text=f"{report.dof} DOF, {report.iterations} iterations, "
+        f"{report.seconds * 1000.0:.1f} ms{passes}"
+    )
+    col = layout.column(align=True)
+    for outcome in report.constraints:
+        m = outcome.measured
+        col.label(
+            text=f"{m.name}: {residual_text(m.distance, m.angle)}",
+            icon="CHECKMARK" if m.satisfied else "CANCEL",
         )
-        col = layout.column(align=True)
-        for r in settings.residuals:
-            parts = []
-            if r.distance >= 0.0:
-                parts.append(f"{r.distance:.2e}")
-            if r.angle >= 0.0:
-                parts.append(f"{r.angle:.2f}°")
-            text = f"{r.name}: {', '.join(parts)}"
-            col.label(text=text, icon="CHECKMARK" if r.satisfied else "CANCEL")
+        if outcome.reason:
+            col.label(text=f"    {outcome.reason}", icon="INFO")
+    for note in report.notes:
+        col.label(text=note, icon="INFO")
+
+
+def draw_stored_result(layout: bpy.types.UILayout, settings: object) -> None:
+    """A bake's outcome, which the bake still stores on the armature's settings."""
+    if not settings.has_result:
+        layout.label(text="Not solved yet")
+        return
+    layout.label(text=settings.status, icon="CHECKMARK" if settings.satisfied else "ERROR")
+    layout.label(
+        text=f"{settings.dof_count} DOF, {settings.iterations} iterations, "
+        f"{settings.solve_time:.1f} ms"
+    )
+    col = layout.column(align=True)
+    for r in settings.residuals:
+        distance = r.distance if r.distance >= 0.0 else None
+        angle = r.angle if r.angle >= 0.0 else None
+        col.label(
+            text=f"{r.name}: {residual_text(distance, angle)}",
+            icon="CHECKMARK" if r.satisfied else "CANCEL",
+        )
 
 
 classes = (REACH_UL_constraints, REACH_PT_main, REACH_PT_settings, REACH_PT_bone, REACH_PT_result)

@@ -181,3 +181,14 @@ def test_report_and_plots_are_written(smoke_runs, tmp_path):
     for name in ("Reach IK", "TRAC-IK", "scipy least_squares", "ikpy"):
         assert f"| {name} |" in text
     assert all((tmp_path / f).stat().st_size > 1000 for f in ("t.png", "r.png", "s.png"))
+
+
+def test_readme_section_is_replaced_in_place(smoke_runs, tmp_path):
+    from bench.report import BenchRun, write_readme_section
+
+    readme = tmp_path / "README.md"
+    readme.write_text("# T\n\n## How it compares\n\nold figures\n\n## Layout\n\nkept\n")
+    write_readme_section(BenchRun(chains=smoke_runs, tasks=[], tracks=[], checks=[]), readme)
+    text = readme.read_text()
+    assert "old figures" not in text and text.startswith("# T\n\n## How it compares\n")
+    assert "| iiwa7 pose |" in text and text.endswith("\n## Layout\n\nkept\n")

@@ -4,8 +4,9 @@ The bone chain and the depsgraph timing live in :mod:`bench.peers.blender_ik`; t
 resets the seed pose before each solve and reports Blender's evaluated tip, so residuals
 are those a Blender user would see. Both solvers run at their tightest settings: the
 largest iteration caps Blender accepts (Standard 10000, iTaSC 1000) and iTaSC's precision
-at :data:`PRECISION`. Only chains with a bone description (the procedural ``ChainSpec``
-chains) are expressible; a robot's URDF joint frames are not mapped onto bones here.
+at :data:`PRECISION`. Procedural chains become bones along +Z
+(:mod:`bench.peers.blender_ik`); robots read from URDF become bones at their joint frames
+(:mod:`bench.peers.blender_robot`), with limits clamped to Blender's [-pi, pi].
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 
 from bench.chains import ChainSpec
 from bench.peers.base import Attempt, PeerUnavailableError, Track
+from bench.serial import SerialChain
 
 SOLVER_NAMES = {"LEGACY": "Blender Standard IK", "ITASC": "Blender iTaSC"}
 ITERATIONS = {"LEGACY": 10000, "ITASC": 1000}
@@ -26,28 +28,35 @@ pose cannot be placed much closer than ~1e-7 on unit-size chains."""
 class BlenderChain:
     """One armature per chain in the in-process Blender (bpy)."""
 
-    def __init__(self, spec: ChainSpec | None, orientation: bool, ik_solver: str) -> None:
+    def __init__(
+        self, chain: SerialChain, spec: ChainSpec | None, orientation: bool, ik_solver: str
+    ) -> None:
         self.name = SOLVER_NAMES[ik_solver]
-        if spec is None:
-            raise PeerUnavailableError("not expressible: robot joint frames are not bone chains")
-        self.spec = spec
         self.orientation = orientation
+        self.robot = None
         try:
             from bench.peers.blender_ik import BlenderChainIK
+            from bench.peers.blender_robot import BlenderRobotIK
 
-            self.ik = BlenderChainIK(
-                spec, ik_solver=ik_solver, iterations=ITERATIONS[ik_solver], precision=PRECISION
-            )
+            settings = {"iterations": ITERATIONS[ik_solver], "precision": PRECISION}
+            if spec is None:
+                self.ik = self.robot = BlenderRobotIK(chain, ik_solver, **settings)
+            else:
+                self.ik = BlenderChainIK(spec, ik_solver=ik_solver, **settings)
         except Exception as error:  # any start-up failure makes the peer unavailable
             raise PeerUnavailableError(f"{type(error).__name__}: {error}") from error
-        self.seed = spec.mid_range()
+        self.seed = chain.mid_range()
 
     def solve(self, position: np.ndarray, rotation: np.ndarray | None) -> Attempt:
         """Reset to the seed pose, then one IK evaluation (timed by the Blender peer)."""
         self.ik.set_pose(self.seed)
-        tip, tip_rotation, angles, seconds = self.ik.solve(
-            np.asarray(position, dtype=float), rotation if self.orientation else None
-        )
+        position = np.asarray(position, dtype=float)
+        rotation = rotation if self.orientation else None
+        if self.robot is not None:
+            if rotation is None:
+                raise PeerUnavailableError("robot chains are solved with full poses only")
+            position, rotation = self.robot.tail_target(position, rotation)
+        tip, tip_rotation, angles, seconds = self.ik.solve(position, rotation)
         return Attempt(
             np.asarray(angles, dtype=float),
             float(seconds),

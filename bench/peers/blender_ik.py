@@ -140,7 +140,7 @@ class BlenderChainIK:
         self.depsgraph.update()
 
     def _build_armature(self, spec: ChainLike) -> Any:
-        """Armature object of connected bones b0..b{n-1} along +Z, in edit mode briefly."""
+        """Armature object whose bones :meth:`_add_bones` makes, in edit mode briefly."""
         bpy = self.bpy
         data = bpy.data.armatures.new(f"{self.scene.name}-armature")
         obj = bpy.data.objects.new(f"{self.scene.name}-armature", data)
@@ -150,20 +150,24 @@ class BlenderChainIK:
             scene=self.scene, view_layer=self.view_layer, active_object=obj, object=obj
         ):
             bpy.ops.object.mode_set(mode="EDIT")
-            z = 0.0
-            parent = None
-            for i, length in enumerate(spec.lengths):
-                bone = data.edit_bones.new(f"b{i}")
-                bone.head = (0.0, 0.0, z)
-                z += float(length)
-                bone.tail = (0.0, 0.0, z)
-                bone.roll = 0.0
-                if parent is not None:
-                    bone.parent = parent
-                    bone.use_connect = True
-                parent = bone
+            self._add_bones(data.edit_bones, spec)
             bpy.ops.object.mode_set(mode="OBJECT")
         return obj
+
+    def _add_bones(self, edit_bones: Any, spec: ChainLike) -> None:
+        """Connected bones b0..b{n-1} along +Z with roll 0, each ``spec.lengths[i]`` long."""
+        z = 0.0
+        parent = None
+        for i, length in enumerate(spec.lengths):
+            bone = edit_bones.new(f"b{i}")
+            bone.head = (0.0, 0.0, z)
+            z += float(length)
+            bone.tail = (0.0, 0.0, z)
+            bone.roll = 0.0
+            if parent is not None:
+                bone.parent = parent
+                bone.use_connect = True
+            parent = bone
 
     def set_pose(self, angles: np.ndarray) -> None:
         """Set the seed pose: joint ``angles`` (n,) radians as the bones' Euler rotations."""

@@ -36,6 +36,16 @@ def keyframes_of(obj: bpy.types.Object) -> dict[tuple[str, int], dict[str, np.nd
     return out
 
 
+class FakeWorkspace:
+    """Stands in for ``context.workspace``: records the status bar texts."""
+
+    def __init__(self) -> None:
+        self.status: list[str | None] = []
+
+    def status_text_set(self, text: str | None) -> None:
+        self.status.append(text)
+
+
 class FakeWindowManager:
     """Stands in for ``context.window_manager`` of an interactive session."""
 
@@ -83,6 +93,7 @@ def modal_operator(extension: ModuleType, obj: bpy.types.Object) -> tuple[object
     context = types.SimpleNamespace(
         scene=bpy.context.scene, active_object=obj, window=object(),
         evaluated_depsgraph_get=bpy.context.evaluated_depsgraph_get,
+        workspace=FakeWorkspace(),
         window_manager=FakeWindowManager(),
     )  # fmt: skip
     return fake, context

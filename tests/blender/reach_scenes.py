@@ -121,3 +121,13 @@ def angle_between(u: np.ndarray, v: np.ndarray) -> float:
     u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
     c = np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v))
     return float(np.degrees(np.arccos(np.clip(c, -1.0, 1.0))))
+
+
+def last_report(obj: bpy.types.Object) -> object:
+    """The report of the last Solve of ``obj`` (kept at runtime by the installed extension)."""
+    import importlib
+
+    results = importlib.import_module("bl_ext.user_default.reach_ik.bridge.results")
+    report = results.last(obj)
+    assert report is not None, f"no solve report for '{obj.name}'"
+    return report

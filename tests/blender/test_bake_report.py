@@ -4,13 +4,14 @@ overrides the baked channels on playback, and targets that cannot be baked (NaN,
 from __future__ import annotations
 
 import math
+import types
 from types import ModuleType
 
 import bpy
 import numpy as np
 import pytest
 
-from tests.blender.bake_support import keyframes_of
+from tests.blender.bake_support import keyframes_of, modal_operator
 from tests.blender.conftest import run_op, world_bone_tail
 from tests.blender.reach_scenes import activate, add_constraint, add_empty, make_chain
 
@@ -128,3 +129,28 @@ def test_bake_function_reports_progress(
     assert calls == [(i, 2 * FRAMES) for i in range(1, 2 * FRAMES + 1)]  # solve, then measure
     assert report.measured and report.satisfied and report.n_keys == 12 * FRAMES
     assert report.worst.keys() == report.modelled.keys() == {obj.reach_ik.constraints[0].name}
+
+
+def test_modal_bake_shows_progress_in_the_status_bar(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    obj, _target = _shot()
+    op, context = modal_operator(extension, obj)
+    assert op.invoke(context, None) == {"RUNNING_MODAL"}
+    state = {"RUNNING_MODAL"}
+    while state == {"RUNNING_MODAL"}:
+        state = op.modal(context, types.SimpleNamespace(type="TIMER"))
+    assert state == {"FINISHED"}
+    status = context.workspace.status
+    assert status[0] == "Reach bake: solving frame 1 (0/24); ESC cancels"
+    assert "Reach bake: solving frame 7 (6/24); ESC cancels" in status
+    assert "Reach bake: measuring frame 3 (14/24); ESC cancels" in status
+    assert status[-1] is None  # cleared
+    assert context.window_manager.progress == [0, *range(1, 25), -1]
+
+
+def test_execute_shows_progress(clean_scene: bpy.types.Scene, extension: ModuleType) -> None:
+    obj, _target = _shot()
+    op, context = modal_operator(extension, obj)
+    assert op.execute(context) == {"FINISHED"}
+    assert context.window_manager.progress == [0, *range(1, 25), -1]

@@ -14,6 +14,7 @@ from tests.blender.reach_scenes import (
     add_constraint,
     add_empty,
     keys_of,
+    last_report,
     make_chain,
     pose_of,
 )
@@ -153,7 +154,8 @@ def test_unreachable_goal_is_reported_not_an_error(clean_scene: bpy.types.Scene)
     target = add_empty("T", (10.0, 0.0, 0.0))
     add_constraint(obj, "b2", target, "POSITION")
     assert bpy.ops.reach.solve() == {"FINISHED"}
-    assert not obj.reach_ik.satisfied
-    assert obj.reach_ik.status.startswith("Unreachable")
-    assert not obj.reach_ik.residuals[0].satisfied
-    assert obj.reach_ik.residuals[0].distance == pytest.approx(7.0, abs=1e-3)
+    report = last_report(obj)
+    assert not report.satisfied
+    assert report.status == "Closest reachable pose: the chain cannot reach / other goals pull away"
+    assert not report.constraints[0].satisfied and report.constraints[0].reason == ""
+    assert report.constraints[0].measured.distance == pytest.approx(7.0, abs=1e-3)

@@ -41,7 +41,7 @@ def test_settings_survive_save_and_reload(clean_scene: bpy.types.Scene, tmp_path
     assert second.target_head_tail == pytest.approx(0.25)
     assert settings.tolerance == pytest.approx(1e-4) and settings.max_iterations == 77
     assert settings.hessian == "bfgs" and settings.use_root_translation
-    assert settings.has_result and len(settings.residuals) == 2
+    assert len(settings.residuals) == 0  # solve results are runtime state, never saved
     bone = obj.pose.bones["b1"].reach_ik
     assert bone.use_rigidity and tuple(bone.rigidity) == pytest.approx((0.1, 0.2, 0.3))
     bpy.context.view_layer.objects.active = obj

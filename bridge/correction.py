@@ -1,0 +1,113 @@
+"""Outer correction passes: move a goal by the discrepancy Blender's evaluation adds.
+
+When Blender's evaluated pose puts the end-effector somewhere else than the model does (a
+bone constraint, a driver, a bone not inheriting rotation) or the target moves with the solve
+(parented to a solved bone), the model is solved again towards a *shifted* goal chosen so
+that, if the discrepancy stayed as it is, Blender's effector would land on the true target:
+
+* a point ``g`` (position, line, plane, half-space goals):
+  ``g' = g + (p_model - p_blender)``, the effector offset undone;
+* orientation directions ``x_g``, ``y_g``: ``x_g' = R_model R_blender^-1 x_g`` (the effector
+  frame's rotation offset undone);
+* an aim point, seen from the effector: ``g' = p_model + R_model R_blender^-1 (g - p_blender)``.
+
+``g`` is re-read from the target's evaluated matrix at every pass, so a target that moves
+with the bones is followed. This is a fixed-point iteration (accelerated for points, see
+:class:`Corrector`): it converges when the discrepancy changes less than the pose does
+between passes; the caller keeps the best pass.
+Line directions and plane normals are properties of the goal, not of the effector, and stay.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .measure import MeasuredResidual, evaluated_bone_matrix
+from .rig_goals import ConstraintSpec, model_mirror
+
+
+def _blender_frame(
+    rig: object, spec: ConstraintSpec, measured: MeasuredResidual, depsgraph: object
+) -> tuple[np.ndarray, np.ndarray]:
+    """Blender's effector point (3,) and bone axes (3, 3) in the model's world."""
+    m = evaluated_bone_matrix(rig.obj, spec.bone, depsgraph)[:3, :3]
+    axes = m / np.linalg.norm(m, axis=0)
+    point = measured.effector.point
+    mirror = model_mirror(rig.obj)
+    if mirror is not None:
+        return mirror @ point, mirror @ axes
+    return point, axes
+
+
+class Corrector:
+    """Shifted goals for successive correction passes of one solve.
+
+    A goal point follows the fixed-point map of the module doc,
+    ``x -> G(x) = g + p_model - p_blender``, accelerated by Broyden's method on
+    ``R(x) = G(x) - x = 0`` (Jacobian estimate started at ``-I``, so the first step is the
+    plain map; later steps use the secant information of the passes so far). Directions use
+    the plain map.
+    """
+
+    def __init__(self) -> None:
+        # (spec name, binding index) -> (last x (3,), last R (3,), Jacobian estimate (3, 3))
+        self._points: dict[tuple[str, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def _point(self, key: tuple[str, int], x: np.ndarray, target: np.ndarray) -> np.ndarray:
+        """Next shifted point from the current one ``x`` and the plain map's ``target``."""
+        r = target - x
+        state = self._points.get(key)
+        jacobian = -np.eye(3)
+        if state is not None:
+            x_old, r_old, jacobian = state
+            dx, dr = x - x_old, r - r_old
+            step = float(dx @ dx)
+            if step > 0.0:
+                jacobian = jacobian + np.outer(dr - jacobian @ dx, dx) / step
+        try:
+            new = x - np.linalg.solve(jacobian, r)
+        except np.linalg.LinAlgError:
+            jacobian, new = -np.eye(3), target
+        self._points[key] = (x, r, jacobian)
+        return new
+
+    def retarget(
+        self,
+        rig: object,
+        spec: ConstraintSpec,
+        measured: MeasuredResidual,
+        model_frame: np.ndarray,
+        depsgraph: object,
+    ) -> None:
+        """Set the goals of ``spec`` to the shifted goals of the next pass (see module doc).
+
+        Args:
+            rig: the :class:`.rig.Rig` (its pose is the one Blender evaluated).
+            spec: the constraint to correct; goals carried by a bone are left as they are.
+            measured: its residual on Blender's pose (carries the evaluated effector).
+            model_frame: (4, 4) the effector bone's world frame in the model at the solution
+                (``figure.forward(result.x)[spec.bone]``).
+            depsgraph: the evaluated depsgraph the pose was measured on.
+        """
+        p_blender, r_blender = _blender_frame(rig, spec, measured, depsgraph)
+        p_model = model_frame[:3, :3] @ spec.point + model_frame[:3, 3]
+        turn = model_frame[:3, :3] @ np.linalg.inv(r_blender)
+        mirror = model_mirror(rig.obj)
+        for index, binding in enumerate(spec.bindings):
+            if binding.carrier is not None:
+                continue
+            for part, value in binding.world_values(depsgraph).items():
+                if value is None:
+                    continue
+                g = value if mirror is None else mirror @ value
+                if part == "point" and binding.item_kind == "AIM":
+                    new = p_model + turn @ (g - p_blender)
+                elif part == "point":
+                    current = np.array(binding.goal.point, dtype=float)
+                    new = self._point((spec.name, index), current, g + (p_model - p_blender))
+                elif part in ("x", "y"):
+                    new = turn @ g
+                    new = new / np.linalg.norm(new)
+                else:  # a line direction or plane normal belongs to the goal
+                    new = g
+                setattr(binding.goal, part, new)

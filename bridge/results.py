@@ -1,0 +1,32 @@
+"""The last solve's or bake's report per armature, kept at runtime only.
+
+Results are not written into the armature's ID properties: writing an ID collection on every
+solve fills the undo stack and the .blend with data that is stale as soon as anything moves,
+and a library-overridden armature refuses new collection items. They are keyed by the
+object's ``session_uid`` (unique for the Blender session; a reloaded file gets new ids, so a
+report never outlives the pose it describes).
+"""
+
+from __future__ import annotations
+
+_LAST: dict[int, object] = {}
+
+
+def store(obj: object, report: object) -> None:
+    """Remember ``report`` (a ``FrameReport`` or ``BakeReport``) as ``obj``'s last result."""
+    _LAST[obj.session_uid] = report
+
+
+def last(obj: object) -> object | None:
+    """The last report stored for ``obj``, or None."""
+    return _LAST.get(obj.session_uid)
+
+
+def forget(obj: object) -> None:
+    """Drop ``obj``'s stored report (a newer result is kept elsewhere)."""
+    _LAST.pop(obj.session_uid, None)
+
+
+def clear() -> None:
+    """Forget every stored report (on unregister)."""
+    _LAST.clear()

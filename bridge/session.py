@@ -1,0 +1,218 @@
+"""``RigSession``: one armature's way from the scene to the solver and back.
+
+Data flows scene -> bridge -> solver -> bridge -> scene: the session builds the rig from the
+armature and its Reach settings, solves, writes the pose, lets Blender evaluate it, measures
+every constraint on that evaluation (:mod:`.measure`), runs correction passes when Blender's
+pose and the model disagree (:mod:`.correction`), and returns a :class:`.report.FrameReport`
+that only says "reached" for what was measured within tolerance. Operators call it and turn
+its errors into reports; ``bpy`` is reached only through the objects passed in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import solver
+from . import bake, keys
+from .bake import BakeReport
+from .correction import Corrector
+from .diagnose import explain
+from .measure import MeasuredResidual, measure
+from .playback import builtin_ik
+from .report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
+from .rig import Rig, build_rig, solver_options
+
+#: Correction passes at most after the first solve (each: solve, write, evaluate, measure).
+MAX_PASSES = 12
+
+
+@dataclass
+class _Pass:
+    """One solve's outcome as Blender evaluated it."""
+
+    result: solver.IKResult
+    channels: dict[str, tuple[np.ndarray, np.ndarray]]
+    frames: dict[str, np.ndarray]  # model world frames (4, 4) of the segments
+    measured: list[MeasuredResidual]
+
+    def score(self, tolerance: float, angle_tolerance: float) -> float:
+        """Sum of the measured errors in tolerances (0 when every goal is reached)."""
+        total = 0.0
+        for m in self.measured:
+            if m.distance is not None:
+                total += max(m.distance / tolerance - 1.0, 0.0)
+            if m.angle is not None:
+                total += max(m.angle / angle_tolerance - 1.0, 0.0)
+        return total
+
+
+class RigSession:
+    """Solve, measure and report for one armature.
+
+    Args:
+        obj: the armature object.
+        settings: its Reach settings (``obj.reach_ik``).
+        scene: the scene (``context.scene``): current frame, frame changes of a bake.
+        view_layer: the view layer Blender evaluates the pose in (``context.view_layer``).
+        only_selected: use only constraints whose Select box is ticked.
+
+    Raises:
+        RigError: the scene cannot be solved; the message names what to fix.
+    """
+
+    def __init__(
+        self,
+        obj: object,
+        settings: object,
+        scene: object,
+        view_layer: object,
+        only_selected: bool = False,
+    ) -> None:
+        self.obj = obj
+        self.settings = settings
+        self.scene = scene
+        self.view_layer = view_layer
+        self.only_selected = only_selected
+        self.rig: Rig = build_rig(obj, settings, only_selected)
+        self.solver = solver.Solver(
+            self.rig.figure, self.rig.constraints, **solver_options(settings)
+        )
+
+    # ------------------------------------------------------------------ a frame range
+    def bake(
+        self,
+        frames: Sequence[int],
+        mode: str = "REPLACE",
+        progress: Callable[[int, int], None] | None = None,
+    ) -> BakeReport:
+        """Bake ``frames`` into keys on the solved channels (see :mod:`.bake`), residuals
+        measured on Blender's pose at every frame.
+
+        ``progress(done, total)`` is called after every step. Any exception restores the
+        scene and is raised as :class:`.bake.BakeError`; nothing is written.
+        """
+        return bake.bake(self.obj, self.settings, frames, mode, progress, scene=self.scene,
+                         only_selected=self.only_selected,
+                         depsgraph=self.view_layer.depsgraph)  # fmt: skip
+
+    # ------------------------------------------------------------------ one frame
+    def _evaluate(self, result: solver.IKResult) -> _Pass:
+        """Apply a solution, write it, let Blender evaluate it and measure it."""
+        rig = self.rig
+        frames = rig.figure.forward(result.x)
+        rig.apply(result)
+        channels = rig.channels()
+        rig.write_pose(channels)
+        self.view_layer.update()
+        depsgraph = self.view_layer.depsgraph
+        measured = measure(rig, depsgraph, self.settings.tolerance, self.settings.angle_tolerance)
+        return _Pass(result, channels, frames, measured)
+
+    def _disagrees(self, measured: MeasuredResidual, modelled: solver.Residual) -> bool:
+        """Measured and modelled residuals differ by more than the tolerance."""
+        tol, angle_tol = self.settings.tolerance, self.settings.angle_tolerance
+        d = abs((measured.distance or 0.0) - (modelled.distance or 0.0))
+        a = abs((measured.angle or 0.0) - (modelled.angle or 0.0))
+        return d > tol or a > angle_tol
+
+    def solve_frame(self, insert_keys: bool = False, frame: float | None = None) -> FrameReport:
+        """Solve at the current frame, write the pose (and keys), measure, correct, report.
+
+        Args:
+            insert_keys: key the solved channels (only those) at ``frame``.
+            frame: the frame keys go on (the scene's current frame).
+
+        Returns:
+            The report; ``satisfied`` only when every constraint is within tolerance on
+            Blender's evaluated pose.
+        """
+        rig = self.rig
+        tol, angle_tol = self.settings.tolerance, self.settings.angle_tolerance
+        first = self._evaluate(self.solver.solve(rig.initial()))
+        modelled = first.result.residuals
+        wrong = [
+            i
+            for i, (m, r) in enumerate(zip(first.measured, modelled, strict=True))
+            if not m.satisfied and self._disagrees(m, r) and rig.constraints[i].weight > 0.0
+        ]
+        best, last, passes = first, first, 0
+        iterations, seconds = first.result.nit, first.result.time
+        depsgraph = self.view_layer.depsgraph
+        corrector = Corrector()
+        while wrong and passes < MAX_PASSES and best.score(tol, angle_tol) > 0.0:
+            for i in wrong:
+                spec = rig.specs[i]
+                corrector.retarget(rig, spec, last.measured[i], last.frames[spec.bone], depsgraph)
+            rig.push_rest()
+            last = self._evaluate(self.solver.solve(rig.initial()))
+            passes += 1
+            iterations += last.result.nit
+            seconds += last.result.time
+            if last.score(tol, angle_tol) < best.score(tol, angle_tol):
+                best = last
+        rig.update_targets()  # the goals back on the true targets
+        if best is not last:  # a later pass made things worse: keep the best pose
+            rig.write_pose(best.channels)
+            self.view_layer.update()
+        n_keys = self._key(best, frame) if insert_keys else 0
+        return self._report(first, best, wrong, passes, iterations, seconds, n_keys)
+
+    def _key(self, chosen: _Pass, frame: float | None) -> int:
+        """Key the solved channels of ``chosen`` at ``frame``; return the number of keys."""
+        rig = self.rig
+        at = float(frame if frame is not None else self.scene.frame_current)
+        data = {
+            key: ([at], [keys.channel_value(chosen.channels, *key)])
+            for key in keys.solved_channels(rig)
+        }
+        return keys.write_keys(self.obj, data, (at, at), "LAYER")
+
+    def _report(
+        self,
+        first: _Pass,
+        best: _Pass,
+        wrong: list[int],
+        passes: int,
+        iterations: int,
+        seconds: float,
+        n_keys: int,
+    ) -> FrameReport:
+        rig = self.rig
+        outcomes = []
+        for i, (m, r) in enumerate(zip(best.measured, first.result.residuals, strict=True)):
+            reason = ""
+            if rig.constraints[i].weight == 0.0:
+                reason = WEIGHT_ZERO
+            elif i in wrong and not m.satisfied:
+                reason = explain(self.obj, rig.specs[i])
+            elif i in wrong:
+                reason = f"reached after correction ({explain(self.obj, rig.specs[i])})"
+            outcomes.append(ConstraintOutcome(m, r.distance, r.angle, reason))
+        counted = [o for o, c in zip(outcomes, rig.constraints, strict=True) if c.weight > 0.0]
+        satisfied = all(o.satisfied for o in counted)
+        result = best.result
+        status = status_in_words(
+            satisfied,
+            all(r.satisfied for r in first.result.residuals),
+            result.status in (solver.Status.MAX_ITERATIONS, solver.Status.TIME_LIMIT),
+            bool(result.active_set),
+        )
+        notes = list(rig.notes)
+        ik = builtin_ik(rig)
+        if ik:
+            notes.append(f"{len(ik)} built-in IK constraint(s) still override these bones")
+        return FrameReport(
+            status=status,
+            satisfied=satisfied,
+            constraints=tuple(outcomes),
+            passes=passes,
+            iterations=iterations,
+            seconds=seconds,
+            dof=len(rig.figure.coordinate_names),
+            bones=len(rig.solved),
+            keys=n_keys,
+            notes=tuple(notes),
+        )

@@ -1,0 +1,45 @@
+"""``bridge.session.RigSession``: the one entry the operators use, called directly."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+import bpy
+import numpy as np
+import pytest
+
+from tests.blender.conftest import world_bone_tail
+from tests.blender.reach_scenes import add_constraint, add_empty, channel_set, make_chain
+
+
+def _session(extension: ModuleType, obj: bpy.types.Object) -> object:
+    module = importlib.import_module(f"{extension.__name__}.bridge.session")
+    context = bpy.context
+    return module.RigSession(obj, obj.reach_ik, context.scene, context.view_layer)
+
+
+def test_solve_frame_and_bake(clean_scene: bpy.types.Scene, extension: ModuleType) -> None:
+    obj = make_chain()
+    target = add_empty("T", (1.2, 0.3, 1.8))
+    add_constraint(obj, "b2", target, "POSITION")
+    session = _session(extension, obj)
+    report = session.solve_frame()
+    assert report.satisfied and report.passes == 0 and report.keys == 0
+    assert np.linalg.norm(world_bone_tail(obj, "b2") - np.array(target.location)) < 1e-4
+    target.location = (0.5, 1.0, 2.0)
+    target.keyframe_insert("location", frame=1)
+    target.location = (1.0, -1.0, 2.0)
+    target.keyframe_insert("location", frame=5)
+    baked = session.bake([1, 2, 3, 4, 5])
+    assert baked.satisfied and baked.measured and baked.frames == (1, 2, 3, 4, 5)
+    assert baked.n_keys > 0
+    assert channel_set(obj)
+
+
+def test_scene_errors_are_reach_errors(clean_scene: bpy.types.Scene, extension: ModuleType) -> None:
+    obj = make_chain()
+    rig = importlib.import_module(f"{extension.__name__}.bridge.rig")
+    assert issubclass(rig.RigError, extension.solver.ReachError)
+    with pytest.raises(rig.RigError, match="no enabled Reach constraints"):
+        _session(extension, obj)
