@@ -13,8 +13,12 @@ from .errors import InvalidInputError
 from .figure import Figure
 from .linear import LinearSystem, coordinate_system, project
 from .optimizer import HESSIANS, HessianStrategy, Outcome, Status, make_strategy, minimize
-from .problem import Evaluation, Problem
+from .problem import Problem
 from .result import IKResult, Residual, stop_message
+from .scale import ScaledEvaluation, ScaledProblem, characteristic_length
+
+#: Default distance tolerance as a fraction of the characteristic length.
+RELATIVE_TOLERANCE = 1e-5
 
 
 class Solver:
@@ -29,7 +33,9 @@ class Solver:
     Args:
         figure: the figure.
         constraints: the constraints (at least one enabled).
-        tolerance: distance (scene units) within which a goal counts as reached.
+        tolerance: distance (scene units) within which a goal counts as reached;
+            None (the default) = ``1e-5 L`` with ``L`` the figure's
+            characteristic length (:func:`solver.scale.characteristic_length`).
         angle_tolerance: angle (degrees) within which a goal counts as reached.
         max_iterations: iteration limit per solve.
         hessian: strategy for the optimiser's inverse Hessian ``H``:
@@ -54,7 +60,7 @@ class Solver:
         self,
         figure: Figure,
         constraints: Sequence[Constraint],
-        tolerance: float = 1e-5,
+        tolerance: float | None = None,
         angle_tolerance: float = 0.01,
         max_iterations: int = 200,
         hessian: str = "gauss-newton-hybrid",
@@ -68,7 +74,7 @@ class Solver:
             raise InvalidInputError(f"hessian must be one of {HESSIANS}, got {hessian!r}")
         self.figure = figure
         self.constraints = constraint_list(constraints)
-        self.tolerance = positive_number(tolerance, "tolerance")
+        self.tolerance = None if tolerance is None else positive_number(tolerance, "tolerance")
         self.angle_tolerance = positive_number(angle_tolerance, "angle_tolerance")
         self.max_iterations = count(max_iterations, "max_iterations")
         self.hessian = hessian
@@ -80,6 +86,7 @@ class Solver:
         self._problem: Problem | None = None
         self._key: tuple = ()
         self._rows: tuple[int, LinearSystem] | None = None
+        self.length = 1.0
 
     @property
     def problem(self) -> Problem:
@@ -93,12 +100,18 @@ class Solver:
     def _assemble(self, coords: np.ndarray) -> Problem:
         key = (self.figure.version, tuple(c.enabled for c in self.constraints))
         if self._problem is None or key != self._key:
-            self._problem = Problem(
-                self.figure, self.constraints, coords, self.tolerance, self.angle_tolerance
+            problem = Problem(self.figure, self.constraints, coords, 1.0, self.angle_tolerance)
+            self.length = characteristic_length(self.figure, self.constraints)
+            problem.tolerance = (
+                RELATIVE_TOLERANCE * self.length if self.tolerance is None else self.tolerance
             )
+            self._problem = problem
             self._key = key
         else:
             self._problem.rebase(coords)
+        for c in self.constraints:
+            for goal in c.goal.members():
+                goal.length = self.length
         return self._problem
 
     def _feasible(self, coords: np.ndarray) -> np.ndarray:
@@ -113,14 +126,14 @@ class Solver:
 
     def _minimize(
         self,
-        problem: Problem,
-        y0: np.ndarray,
+        problem: ScaledProblem,
+        z0: np.ndarray,
         callback: Callable[[np.ndarray, float], None] | None,
         deadline: float | None = None,
-    ) -> Outcome[Evaluation]:
+    ) -> Outcome[ScaledEvaluation]:
         return minimize(
             problem.evaluate,
-            y0,
+            z0,
             problem.system,
             self._strategy,
             self.max_iterations,
@@ -168,30 +181,33 @@ class Solver:
         y0 = project(problem.system, problem.from_coordinates(start), "the joint limits")
         problem.check_goals(y0)
         problem.nfev = 0
+        scaled = ScaledProblem(problem, self.length)
         wrapped: Callable[[np.ndarray, float], None] | None = None
         if callback is not None:
             user_callback = callback
 
-            def in_coordinates(y: np.ndarray, f: float) -> None:
-                user_callback(problem.to_coordinates(y), f)
+            def in_coordinates(z: np.ndarray, f: float) -> None:
+                user_callback(problem.to_coordinates(scaled.to_y(z)), f / scaled.inverse_square)
 
             wrapped = in_coordinates
 
-        outcome = self._minimize(problem, y0, wrapped)
+        outcome = self._minimize(scaled, scaled.from_y(y0), wrapped)
         nit = outcome.nit
         rng = np.random.default_rng(self.seed) if self.restarts else None
         for _ in range(self.restarts):
             if outcome.status == Status.GOAL_REACHED:
                 break
             assert rng is not None
-            y_try = project(problem.system, self._random_start(problem, rng, outcome.y))
-            trial = self._minimize(problem, y_try, wrapped)
+            y_try = project(
+                problem.system, self._random_start(problem, rng, scaled.to_y(outcome.y))
+            )
+            trial = self._minimize(scaled, scaled.from_y(y_try), wrapped)
             nit += trial.nit
             if trial.evaluation.f < outcome.evaluation.f:
                 outcome = trial
-        coords = problem.to_coordinates(outcome.y)
+        coords = problem.to_coordinates(scaled.to_y(outcome.y))
         self.last = coords
-        e = outcome.evaluation
+        e = outcome.evaluation.raw
         residuals = tuple(
             Residual(c.name, r.distance, r.angle, problem.satisfied(r))
             for c, r in zip(problem.constraints, e.reports, strict=True)

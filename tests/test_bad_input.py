@@ -296,12 +296,8 @@ NUMBER_ENTRIES = [
     (lambda v: arm().add_linear_constraint({"hinge": v}, upper=1.0), "coefficient of 'hinge'"),
     (lambda v: arm().add_linear_constraint({"hinge": 1.0}, upper=v), "upper"),
     (lambda v: arm().add_equality({"hinge": 1.0}, v), "equality value"),
-    (lambda v: OrientationGoal(x=(1, 0, 0), degrees=v), "OrientationGoal degrees"),
-    (lambda v: AimGoal((1, 0, 0), degrees=v), "AimGoal degrees"),
-    (lambda v: _pose_goal(degrees=v), "PositionOrientationGoal degrees"),
     (lambda v: _pose_goal(position_weight=v), "position_weight"),
     (_set_position_weight, "position_weight"),
-    (lambda v: Solver(arm(), [tip()], tolerance=v), "tolerance"),
     (lambda v: Solver(arm(), [tip()], angle_tolerance=v), "angle_tolerance"),
     (lambda v: Solver(arm(), [tip()], damping=v), "damping"),
     (lambda v: Solver(arm(), [tip()], max_iterations=v), "max_iterations"),
@@ -315,6 +311,25 @@ NUMBER_ENTRIES = [
 def test_numeric_arguments_of_the_wrong_type_are_named(entry, fragment: str, bad: object) -> None:
     with pytest.raises(InvalidInputError, match=fragment):
         entry(bad)
+
+
+#: Numeric arguments where None selects the scale-free default (solver.scale).
+OPTIONAL_NUMBER_ENTRIES = [
+    (lambda v: OrientationGoal(x=(1, 0, 0), degrees=v), "OrientationGoal degrees"),
+    (lambda v: AimGoal((1, 0, 0), degrees=v), "AimGoal degrees"),
+    (lambda v: _pose_goal(degrees=v), "PositionOrientationGoal degrees"),
+    (lambda v: Solver(arm(), [tip()], tolerance=v), "tolerance"),
+]
+
+
+@pytest.mark.parametrize("bad", [v for v in NOT_A_NUMBER if v is not None], ids=repr)
+@pytest.mark.parametrize(("entry", "fragment"), OPTIONAL_NUMBER_ENTRIES)
+def test_optional_numeric_arguments_of_the_wrong_type_are_named(
+    entry, fragment: str, bad: object
+) -> None:
+    with pytest.raises(InvalidInputError, match=fragment):
+        entry(bad)
+    entry(None)  # the default
 
 
 ARRAY_ENTRIES = [

@@ -14,7 +14,8 @@ class AimGoal(Goal):
 
     Args:
         point: (3,) point to aim at.
-        degrees: d of eq. (8).
+        degrees: d of eq. (8); None (the default): one radian weighs like the
+            figure's characteristic length.
         carrier: optional segment whose local frame ``point`` is in.
     """
 
@@ -22,10 +23,17 @@ class AimGoal(Goal):
     geometry_parts = ("point",)
     point = Vector()
 
-    def __init__(self, point: object, degrees: float = 1.0, carrier: str | None = None) -> None:
+    def __init__(
+        self, point: object, degrees: float | None = None, carrier: str | None = None
+    ) -> None:
         self.point = point
-        self.c = commensurate_factor(degrees, "AimGoal")
+        self.factor = commensurate_factor(degrees, "AimGoal")
         self._set_carrier(carrier)
+
+    @property
+    def c(self) -> float:
+        """``c_d`` of eq. (8) (scene units per radian)."""
+        return self.per_radian(self.factor)
 
     def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
         d = g["point"] - e["point"]

@@ -24,8 +24,14 @@ Vec = np.ndarray  # (3,)
 Blocks = list[tuple[str, np.ndarray]]
 
 
-def commensurate_factor(degrees: float, what: str) -> float:
-    """``c_d = 360 / (2 pi d)`` of eq. (8): d degrees weigh like one length unit."""
+def commensurate_factor(degrees: float | None, what: str) -> float | None:
+    """``c_d = 360 / (2 pi d)`` of eq. (8): d degrees weigh like one length unit.
+
+    None (the default of every goal) leaves ``c_d`` to the solver: one radian
+    weighs like the figure's characteristic length (:attr:`Goal.length`).
+    """
+    if degrees is None:
+        return None
     d = positive_number(degrees, f"{what} degrees (per unit)")
     return 360.0 / (2.0 * math.pi * d)
 
@@ -88,6 +94,15 @@ class Goal:
     geometry_parts: tuple[str, ...] = ()
     #: Which of geometry_parts are points (moved by translation); others are directions.
     point_parts: tuple[str, ...] = ("point",)
+
+    #: Characteristic length ``L`` of the figure (scene units), bound by the solver
+    #: before each solve; a goal built with ``degrees=None`` weighs one radian of
+    #: orientation error like ``L`` (``c_d = L``), so its weight follows the figure's size.
+    length: float = 1.0
+
+    def per_radian(self, factor: float | None) -> float:
+        """``c_d`` of eq. (8): ``factor`` if the goal was given degrees, else ``length``."""
+        return self.length if factor is None else factor
 
     @property
     def carrier(self) -> str | None:

@@ -12,8 +12,15 @@ from .base import Blocks, Goal, Report, Vec, Vector, angle_between, commensurate
 _I = np.eye(3)
 
 
-def degree_pair(degrees: float | Sequence[float], what: str) -> tuple[float, float]:
-    """``(c_dx, c_dy)`` from one ``d`` or a pair ``(d_x, d_y)`` in degrees per unit."""
+def degree_pair(
+    degrees: float | Sequence[float] | None, what: str
+) -> tuple[float | None, float | None]:
+    """``(c_dx, c_dy)`` from one ``d`` or a pair ``(d_x, d_y)`` in degrees per unit.
+
+    None gives ``(None, None)``: the solver's scale-free default (see :attr:`Goal.length`).
+    """
+    if degrees is None:
+        return None, None
     values = per_item(degrees, 2, f"{what} degrees")
     return commensurate_factor(values[0], what), commensurate_factor(values[1], what)
 
@@ -39,14 +46,35 @@ def orientation_blocks(scales: dict[str, float]) -> Blocks:
     return blocks
 
 
-class OrientationGoal(Goal):
+class DirectionWeights(Goal):
+    """A goal with x/y direction terms weighted by ``c_dx``, ``c_dy`` of eq. (8).
+
+    ``factors`` holds the values from ``degrees`` (None: the solver's scale-free
+    default, one radian weighs like :attr:`Goal.length`).
+    """
+
+    factors: tuple[float | None, float | None] = (None, None)
+
+    @property
+    def cx(self) -> float:
+        """``c_dx`` of eq. (8) (scene units per radian)."""
+        return self.per_radian(self.factors[0])
+
+    @property
+    def cy(self) -> float:
+        """``c_dy`` of eq. (8) (scene units per radian)."""
+        return self.per_radian(self.factors[1])
+
+
+class OrientationGoal(DirectionWeights):
     """Align the effector's unit vectors ``x``/``y`` with the goal's.
 
     Args:
         x, y: (3,) goal directions (normalised); None suppresses that direction
             (``c_d = 0``), e.g. to align only a palm normal.
         degrees: d of eq. (8): d degrees of error weigh like one length unit;
-            one value or a pair (d_x, d_y).
+            one value or a pair (d_x, d_y); None (the default): one radian
+            weighs like the figure's characteristic length (scale-free).
         carrier: optional segment whose local frame the directions are in.
     """
 
@@ -58,7 +86,7 @@ class OrientationGoal(Goal):
         self,
         x: object = None,
         y: object = None,
-        degrees: float | Sequence[float] = 1.0,
+        degrees: float | Sequence[float] | None = None,
         carrier: str | None = None,
     ) -> None:
         if x is None and y is None:
@@ -66,14 +94,14 @@ class OrientationGoal(Goal):
         self.x = x
         self.y = y
         check_independent(self.x, self.y, "OrientationGoal")
-        self.cx, self.cy = degree_pair(degrees, "OrientationGoal")
+        self.factors = degree_pair(degrees, "OrientationGoal")
         self._set_carrier(carrier)
 
     @classmethod
     def from_matrix(
         cls,
         matrix: object,
-        degrees: float | Sequence[float] = 1.0,
+        degrees: float | Sequence[float] | None = None,
         carrier: str | None = None,
     ) -> "OrientationGoal":
         """Align both directions with a (3, 3) rotation's (or a 4x4 pose's) columns 0 and 1."""

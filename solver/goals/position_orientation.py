@@ -8,18 +8,19 @@ import numpy as np
 from .._checks import real_number
 from ..errors import InvalidInputError
 from ..rotations import pose_parts
-from .base import Blocks, Goal, Report, Vec, Vector, angle_between, length
-from .orientation import check_independent, degree_pair, orientation_blocks
+from .base import Blocks, Report, Vec, Vector, angle_between, length
+from .orientation import DirectionWeights, check_independent, degree_pair, orientation_blocks
 
 
-class PositionOrientationGoal(Goal):
+class PositionOrientationGoal(DirectionWeights):
     """Place the effector point at ``point`` and align its directions.
 
     Args:
         point: (3,) target point.
         x, y: (3,) goal directions; None suppresses one (at least one given).
         position_weight: w_p in [0, 1]; the orientation weight is w_o = 1 - w_p.
-        degrees: d of eq. (8), one value or a pair (d_x, d_y).
+        degrees: d of eq. (8), one value or a pair (d_x, d_y); None (the
+            default): one radian weighs like the figure's characteristic length.
         carrier: optional segment whose local frame the geometry is in.
     """
 
@@ -33,7 +34,7 @@ class PositionOrientationGoal(Goal):
         x: object = None,
         y: object = None,
         position_weight: float = 0.5,
-        degrees: float | Sequence[float] = 1.0,
+        degrees: float | Sequence[float] | None = None,
         carrier: str | None = None,
     ) -> None:
         if x is None and y is None:
@@ -43,7 +44,7 @@ class PositionOrientationGoal(Goal):
         self.x = x
         self.y = y
         check_independent(self.x, self.y, "PositionOrientationGoal")
-        self.cx, self.cy = degree_pair(degrees, "PositionOrientationGoal")
+        self.factors = degree_pair(degrees, "PositionOrientationGoal")
         self._set_carrier(carrier)
 
     @classmethod
@@ -51,7 +52,7 @@ class PositionOrientationGoal(Goal):
         cls,
         matrix: object,
         position_weight: float = 0.5,
-        degrees: float | Sequence[float] = 1.0,
+        degrees: float | Sequence[float] | None = None,
         carrier: str | None = None,
     ) -> "PositionOrientationGoal":
         """A full pose goal from a (4, 4) transform: point = translation, x/y = columns 0/1.

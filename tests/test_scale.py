@@ -1,0 +1,133 @@
+"""Scale-free defaults: the same task in different units behaves the same."""
+
+import numpy as np
+import pytest
+
+from solver import (
+    Constraint,
+    EndEffector,
+    Figure,
+    OrientationGoal,
+    PositionGoal,
+    PositionOrientationGoal,
+    Solver,
+    Status,
+)
+from solver.scale import ScaledProblem, characteristic_length
+from tests import arm7
+from tests.solver_checks import central_difference
+
+
+def test_characteristic_length_sums_the_offsets_down_the_chain() -> None:
+    fig = Figure()
+    fig.add_segment("root", translation=(5.0, 0.0, 0.0))  # placement in the world: not reach
+    fig.add_revolute("root", "z", -1, 1)
+    fig.add_segment("upper", parent="root", translation=(0.0, 3.0, 4.0))
+    fig.add_revolute("upper", "x", -1, 1)
+    fig.add_segment("lower", parent="upper", translation=(2.0, 0.0, 0.0))
+    tip = EndEffector("lower", point=(0.0, 0.5, 0.0))
+    short = EndEffector("upper")
+    assert characteristic_length(fig, [Constraint(tip, PositionGoal((0, 0, 0)))]) == 7.5
+    both = [Constraint(short, PositionGoal((0, 0, 0))), Constraint(tip, PositionGoal((0, 0, 0)))]
+    assert characteristic_length(fig, both) == 7.5
+    rooted = Constraint(tip, PositionGoal((0, 0, 0)), chain_root="upper")
+    assert characteristic_length(fig, [rooted]) == 2.5
+
+
+def test_characteristic_length_falls_back_to_prismatic_travel_then_one() -> None:
+    fig = Figure()
+    fig.add_segment("slide")
+    fig.add_prismatic("slide", "x", -0.25, 0.5)
+    c = Constraint(EndEffector("slide"), PositionGoal((0.1, 0, 0)))
+    assert characteristic_length(fig, [c]) == 0.75
+    bare = Figure()
+    bare.add_segment("a")
+    bare.add_revolute("a", "z", -1, 1)
+    assert characteristic_length(bare, [Constraint(EndEffector("a"), PositionGoal((0, 0, 0)))]) == 1
+
+
+def test_default_orientation_weight_is_one_radian_per_length() -> None:
+    """P = c^2 |x_e - x_g|^2 with c = L: a 90 degree error costs 2 L^2."""
+    fig = Figure()
+    fig.add_segment("a")
+    fig.add_revolute("a", "z", -3, 3)
+    fig.add_segment("b", parent="a", translation=(4.0, 0.0, 0.0))
+    tip = EndEffector("b", x=(1, 0, 0))
+    solver = Solver(fig, [Constraint(tip, OrientationGoal(x=(0, 1, 0)))], max_iterations=0)
+    result = solver.solve(initial=[0.0])
+    assert solver.length == 4.0
+    assert result.fun == pytest.approx(2.0 * 16.0, rel=1e-12)
+
+
+def _scaled_gradient_check(scale: float) -> None:
+    fig = Figure()
+    fig.add_segment("a")
+    fig.add_revolute("a", "z", -3, 3)
+    fig.add_segment("b", parent="a", translation=(scale, 0.0, 0.0))
+    fig.add_prismatic("b", "x", 0.0, scale)
+    fig.add_revolute("b", "y", -3, 3)
+    tip = EndEffector("b", point=(0.5 * scale, 0, 0), x=(1, 0, 0), y=(0, 1, 0))
+    goal = PositionOrientationGoal(
+        (0.3 * scale, 0.9 * scale, 0.2 * scale), x=(0, 1, 0), y=(0, 0, 1)
+    )
+    solver = Solver(fig, [Constraint(tip, goal)])
+    problem = solver.problem
+    scaled = ScaledProblem(problem, solver.length)
+    assert np.allclose(scaled.unit, [1.0, solver.length, 1.0])
+    z = scaled.from_y(problem.from_coordinates(np.array([0.4, 0.3 * scale, -0.2])))
+    e = scaled.evaluate(z)
+    assert np.allclose(e.g, central_difference(lambda v: scaled.evaluate(v).f, z), atol=1e-7)
+    raw = problem.evaluate(scaled.to_y(z))
+    inverse_square = 1.0 / solver.length**2
+    assert e.f == pytest.approx(raw.f * inverse_square, rel=1e-14)
+    unit = np.outer(scaled.unit, scaled.unit)
+    assert np.allclose(e.gauss_newton(), unit * raw.gauss_newton() * inverse_square, rtol=1e-14)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 1e3])
+def test_scaled_objective_gradient_matches_finite_differences(scale: float) -> None:
+    _scaled_gradient_check(scale)
+
+
+def _arm_run(scale: float) -> tuple[list[bool], list[int]]:
+    """Full-pose targets of a 7-DOF arm, solved from mid-range at ``scale`` x its size."""
+    fig = arm7.arm(scale)
+    poses = arm7.targets(fig, 24, seed=5, scale=scale)
+    constraint = arm7.pose_constraint(poses[0], scale)
+    solver = Solver(fig, [constraint], restarts=0, max_iterations=200)
+    successes, iterations = [], []
+    for pose in poses:
+        arm7.retarget(constraint, pose)
+        result = solver.solve(initial=arm7.mid_range(fig))
+        successes.append(result.success)
+        iterations.append(result.nit)
+    return successes, iterations
+
+
+def test_same_solve_rate_and_iterations_at_every_scale() -> None:
+    """The arm at 1e-3, 1 and 1e3 times its size: the same targets are solved, alike."""
+    runs = {scale: _arm_run(scale) for scale in (1e-3, 1.0, 1e3)}
+    base_success, base_iterations = runs[1.0]
+    assert sum(base_success) >= len(base_success) // 2  # a meaningful task
+    for scale in (1e-3, 1e3):
+        success, iterations = runs[scale]
+        assert success == base_success, scale
+        assert iterations == base_iterations, scale
+
+
+def test_tiny_rig_does_not_stop_at_the_first_iteration() -> None:
+    """Defect: at scale 1e-6 an absolute stationarity threshold ended the solve at once."""
+    scale = 1e-6
+    fig = Figure()
+    fig.add_segment("a")
+    fig.add_revolute("a", "z", -3, 3)
+    fig.add_segment("b", parent="a", translation=(scale, 0, 0))
+    fig.add_revolute("b", "z", -3, 3)
+    fig.add_segment("c", parent="b", translation=(scale, 0, 0))
+    target = np.array([0.5, 1.2, 0.0]) * scale
+    result = Solver(fig, [Constraint(EndEffector("c"), PositionGoal(target))]).solve(
+        initial=[0.3, 0.4]
+    )
+    assert result.status == Status.GOAL_REACHED and result.success
+    assert result.residuals[0].distance <= 1e-5 * 2 * scale
+    assert result.nit > 1
