@@ -16,6 +16,7 @@ Times are wall-clock medians on this machine; they are measurements, not targets
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import time
 from dataclasses import dataclass
@@ -90,11 +91,13 @@ def run_case(spec: ChainSpec, orientation: bool, hessian: str, count: int) -> Ru
     return run
 
 
-def per_iteration(n: int, hessian: str, count: int) -> tuple[float, float, float]:
+def per_iteration(n: int, hessian: str, count: int, repeats: int = 3) -> tuple[float, float, float]:
     """(total, evaluation, optimiser) milliseconds per iteration on an n-link chain.
 
     Runs :func:`solver.optimizer.minimize` directly with the objective wrapped in
     a timer, so the optimiser's share is the run's time minus its evaluations'.
+    Each target is solved ``repeats`` times and the fastest run kept (the usual
+    guard against other processes on the machine).
     """
     spec = serial_chain(n)
     s, goal, start = _solver(spec, False, hessian, 60)
@@ -107,24 +110,30 @@ def per_iteration(n: int, hessian: str, count: int) -> tuple[float, float, float
         problem = s.problem
         problem.rebase(start)
         y0 = problem.from_coordinates(start)
-        spent = 0.0
-
-        def timed(y: np.ndarray, problem=problem):
-            nonlocal spent
-            clock = time.perf_counter()
-            e = problem.evaluate(y)
-            _ = e.reached  # asked for on every pass; counted with the evaluation
-            spent += time.perf_counter() - clock
-            return e
-
-        clock = time.perf_counter()
-        outcome = minimize(timed, y0, problem.system, strategy, max_iterations=60)
-        total = time.perf_counter() - clock
+        runs = [_timed_run(problem, y0, strategy) for _ in range(repeats)]
+        total, spent, nit = min(runs)
         total_time += total
         evaluation_time += spent
-        iterations += outcome.nit
+        iterations += nit
     per = 1e3 / max(iterations, 1)
     return per * total_time, per * evaluation_time, per * (total_time - evaluation_time)
+
+
+def _timed_run(problem, y0: np.ndarray, strategy) -> tuple[float, float, int]:
+    """(seconds in all, seconds in evaluations, iterations) of one ``minimize`` run."""
+    spent = 0.0
+
+    def timed(y: np.ndarray):
+        nonlocal spent
+        clock = time.perf_counter()
+        e = problem.evaluate(y)
+        _ = e.reached  # asked for on every pass; counted with the evaluation
+        spent += time.perf_counter() - clock
+        return e
+
+    clock = time.perf_counter()
+    outcome = minimize(timed, y0, problem.system, strategy, max_iterations=60)
+    return time.perf_counter() - clock, spent, outcome.nit
 
 
 def main() -> None:
@@ -139,7 +148,9 @@ def main() -> None:
         f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
         f"numpy {np.__version__}. {count} targets per case from random in-limit angles, "
         "each solved once from the mid-range pose, no restarts, iteration limit "
-        f"{MAX_ITERATIONS}; solved = within {TOLERANCE} units and {ANGLE_TOLERANCE} degrees.",
+        f"{MAX_ITERATIONS}; solved = within {TOLERANCE} units and {ANGLE_TOLERANCE} degrees. "
+        f"Load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+        "(times from a loaded machine are inflated; iteration counts are not).",
         "",
         "## Strategies",
         "",
@@ -159,7 +170,8 @@ def main() -> None:
         "",
         "Position goal on `serial_chain(n)`, iteration limit 60, `minimize` called "
         "directly with a timer around the objective: summed time over all targets "
-        "divided by summed iterations, split into objective + gradient evaluations "
+        "divided by summed iterations (fastest of 3 runs per target), split into "
+        "objective + gradient evaluations "
         "(line-search evaluations included) and the optimiser's own work (the rest: "
         "H updates, active set, step cap); milliseconds.",
         "",

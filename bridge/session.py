@@ -16,10 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import solver
-from . import bake, keys
+from . import bake, items, keys
 from .bake import BakeReport
 from .correction import Corrector
 from .diagnose import explain
+from .items import Conversion
 from .measure import MeasuredResidual, measure
 from .playback import builtin_ik
 from .report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
@@ -27,6 +28,8 @@ from .rig import Rig, build_rig, solver_options
 
 #: Correction passes at most after the first solve (each: solve, write, evaluate, measure).
 MAX_PASSES = 12
+#: Correction stops after this many passes in a row without a better measured pose.
+STALL_PASSES = 3
 
 
 @dataclass
@@ -80,6 +83,16 @@ class RigSession:
         self.solver = solver.Solver(
             self.rig.figure, self.rig.constraints, **solver_options(settings)
         )
+
+    # ------------------------------------------------------------------ editing
+    @staticmethod
+    def convert_builtin_ik(obj: object) -> Conversion:
+        """Turn ``obj``'s built-in IK constraints into Reach constraints (see :mod:`.items`).
+
+        A static method: an armature with only built-in IK has no Reach constraint yet, so
+        no session can be built for it before the conversion.
+        """
+        return items.convert_builtin_ik(obj)
 
     # ------------------------------------------------------------------ a frame range
     def bake(
@@ -142,7 +155,13 @@ class RigSession:
         iterations, seconds = first.result.nit, first.result.time
         depsgraph = self.view_layer.depsgraph
         corrector = Corrector()
-        while wrong and passes < MAX_PASSES and best.score(tol, angle_tol) > 0.0:
+        stalled = 0  # passes in a row that did not improve on the best
+        while (
+            wrong
+            and passes < MAX_PASSES
+            and stalled < STALL_PASSES
+            and best.score(tol, angle_tol) > 0.0
+        ):
             for i in wrong:
                 spec = rig.specs[i]
                 corrector.retarget(rig, spec, last.measured[i], last.frames[spec.bone], depsgraph)
@@ -152,11 +171,15 @@ class RigSession:
             iterations += last.result.nit
             seconds += last.result.time
             if last.score(tol, angle_tol) < best.score(tol, angle_tol):
-                best = last
+                best, stalled = last, 0
+            else:
+                stalled += 1
         rig.update_targets()  # the goals back on the true targets
-        if best is not last:  # a later pass made things worse: keep the best pose
+        if best is not last:  # later passes did worse: keep the best pose
             rig.write_pose(best.channels)
             self.view_layer.update()
+            rig.read_pose(solved_too=True)
+            rig.push_rest()
         n_keys = self._key(best, frame) if insert_keys else 0
         return self._report(first, best, wrong, passes, iterations, seconds, n_keys)
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import bpy
+import numpy as np
+from mathutils import Matrix
 
 from .. import solver
 from ..bridge import results
+from ..bridge.items import NothingToDoError
+from ..bridge.rig import bone_world_matrix
 
 
 def armature_of(context: bpy.types.Context) -> bpy.types.Object | None:
@@ -31,6 +35,36 @@ def run_and_report(operator: bpy.types.Operator, obj: bpy.types.Object,
     results.store(obj, report)
     operator.report({"INFO"} if report.satisfied else {"WARNING"}, report.text())
     return {"FINISHED"}
+
+
+def run_edit(operator: bpy.types.Operator, action: Callable[[], str]) -> set[str]:
+    """Run a list edit; report its sentence, a warning when there is nothing to do, or the
+    error (a ``ReachError``: nothing was changed)."""
+    try:
+        message = action()
+    except NothingToDoError as exc:
+        operator.report({"WARNING"}, f"Reach: {exc}")
+        return {"CANCELLED"}
+    except solver.ReachError as exc:
+        operator.report({"ERROR"}, f"Reach: {exc}")
+        return {"CANCELLED"}
+    operator.report({"INFO"}, f"Reach: {message}")
+    return {"FINISHED"}
+
+
+def empty_at_tail(context: bpy.types.Context, obj: bpy.types.Object, bone: str,
+                  suffix: str) -> bpy.types.Object:  # fmt: skip
+    """A new plain-axes empty ``"<bone>.<suffix>"`` at the bone's evaluated tail, with the
+    bone's orientation, in the armature's first collection."""
+    context.view_layer.update()  # pose matrices of the current frame
+    matrix: np.ndarray = bone_world_matrix(obj, bone, at_tail=True)
+    empty = bpy.data.objects.new(f"{bone}.{suffix}", None)
+    empty.empty_display_type = "PLAIN_AXES"
+    empty.empty_display_size = 0.3 * obj.data.bones[bone].length
+    empty.matrix_world = Matrix(matrix.tolist())  # rows; a nested list would be columns
+    collection = obj.users_collection
+    (collection[0] if collection else context.scene.collection).objects.link(empty)
+    return empty
 
 
 def store_result(settings: object, names: list[str], worst: dict, status: str, nit: int,

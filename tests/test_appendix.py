@@ -422,3 +422,31 @@ def test_degenerate_limits_fuzz(seed: int, hessian: str) -> None:
         outcome, worst = _run_recording_violation(evaluate, y0, system, hessian)
         assert worst <= 1e-12
         assert outcome.status != Status.MAX_ITERATIONS
+
+
+@dataclass
+class _Sloped:
+    f: float
+    g: np.ndarray
+    reached: bool = False
+
+    def gauss_newton(self) -> np.ndarray:
+        return np.eye(len(self.g))
+
+
+@pytest.mark.parametrize("hessian", HESSIANS)
+def test_a_failed_line_search_is_not_called_kuhn_tucker(hessian: str) -> None:
+    """No decrease along ``-H g`` with ``g^T H g`` above Step 2's threshold: NO_PROGRESS.
+
+    The objective rises along the reported descent direction (a gradient of the
+    wrong sign, as extreme curvature makes it look to the line search), with a
+    predicted decrease of 1e-12 -- small, but 10x Step 2's test. This used to be
+    reported as a Kuhn-Tucker point.
+    """
+
+    def evaluate(y: np.ndarray) -> _Sloped:
+        return _Sloped(0.1 + 1e-6 * float(y[0]), np.array([-1e-6, 0.0]))
+
+    outcome = minimize(evaluate, np.zeros(2), _system(np.zeros((0, 2))), make_strategy(hessian))
+    assert outcome.status == Status.NO_PROGRESS
+    assert outcome.nit == 0

@@ -7,7 +7,17 @@ import numpy as np
 from .._checks import per_item
 from ..errors import InvalidInputError
 from ..rotations import pose_parts
-from .base import Blocks, Goal, Report, Vec, Vector, angle_between, commensurate_factor
+from .base import (
+    Blocks,
+    Goal,
+    Report,
+    Vec,
+    Vector,
+    angle_between,
+    chord_squared,
+    commensurate_factor,
+    parts_missed,
+)
 
 _I = np.eye(3)
 
@@ -130,6 +140,10 @@ class OrientationGoal(DirectionWeights):
         scales = self._scales()
         res = np.concatenate([c * (e[p] - g[p]) for p, c in scales.items()])
         return res, orientation_blocks(scales)
+
+    def clearly_missed(self, res: np.ndarray, tolerance: float, angle_tolerance: float) -> bool:
+        scales = list(self._scales().values())
+        return parts_missed(res, scales, [chord_squared(angle_tolerance)] * len(scales))
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
         return Report(None, max(angle_between(e[p], g[p]) for p in self.needs))

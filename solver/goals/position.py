@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .base import Blocks, Goal, Report, Vec, Vector, length
+from .base import MISS_MARGIN, Blocks, Goal, Report, Vec, Vector, length
 
 _I = np.eye(3)
 
@@ -25,6 +25,9 @@ class PositionGoal(Goal):
 
     def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
         return e["point"] - g["point"], [("point", _I), ("goal.point", -_I)]
+
+    def clearly_missed(self, res: np.ndarray, tolerance: float, angle_tolerance: float) -> bool:
+        return float(res @ res) > MISS_MARGIN * tolerance * tolerance
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
         return Report(length(e["point"] - g["point"]), None)

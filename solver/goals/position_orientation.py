@@ -8,7 +8,16 @@ import numpy as np
 from .._checks import real_number
 from ..errors import InvalidInputError
 from ..rotations import pose_parts
-from .base import Blocks, Report, Vec, Vector, angle_between, length
+from .base import (
+    Blocks,
+    Report,
+    Vec,
+    Vector,
+    angle_between,
+    chord_squared,
+    length,
+    parts_missed,
+)
 from .orientation import DirectionWeights, check_independent, degree_pair, orientation_blocks
 
 
@@ -136,6 +145,13 @@ class PositionOrientationGoal(DirectionWeights):
         pieces = [sp * (e["point"] - g["point"])]
         pieces += [c * (e[p] - g[p]) for p, c in self._scales().items()]
         return np.concatenate(pieces), self._blocks()
+
+    def clearly_missed(self, res: np.ndarray, tolerance: float, angle_tolerance: float) -> bool:
+        w = self.position_weight
+        scales = [math.sqrt(w), *self._scales().values()]
+        chord = chord_squared(angle_tolerance) if w < 1.0 else None
+        limits = [tolerance * tolerance if w > 0.0 else None] + [chord] * (len(scales) - 1)
+        return parts_missed(res, scales, limits)
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
         distance = length(e["point"] - g["point"])
