@@ -52,10 +52,12 @@ def machine_line() -> str:
         pass
     import os
 
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     return (
         f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}, "
         f"Python {platform.python_version()}, "
-        f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}"
+        f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}; shared and "
+        f"noisy: load average {load} (1, 5, 15 min) when the report was written"
     )
 
 

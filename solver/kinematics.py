@@ -56,15 +56,17 @@ class Frames:
     moving: np.ndarray
 
 
+_NEXT = np.array([1, 2, 0])
+_PREV = np.array([2, 0, 1])
+
+
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cross product of (..., 3) arrays; cheaper than ``np.cross``."""
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    out[..., 0] = a1 * b2 - a2 * b1
-    out[..., 1] = a2 * b0 - a0 * b2
-    out[..., 2] = a0 * b1 - a1 * b0
-    return out
+    """Row-wise cross product of (..., 3) arrays; cheaper than ``np.cross`` on small arrays.
+
+    ``(a x b)_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}`` (indices mod 3), with the
+    shifted components gathered by ``take``.
+    """
+    return a.take(_NEXT, -1) * b.take(_PREV, -1) - a.take(_PREV, -1) * b.take(_NEXT, -1)
 
 
 def _skew(u: np.ndarray) -> np.ndarray:
@@ -166,11 +168,10 @@ class Kinematics:
         n_j = self.n_joints
         rest_r = np.broadcast_to(np.eye(3), (n_j, 3, 3)).copy()
         rest_t = np.zeros((n_j, 3))
-        self.first = np.array([js[0] for js in self.segment_joints if js], dtype=int)
-        self.first_segment = np.array([s for s, js in enumerate(self.segment_joints) if js], int)
-        for j, s in zip(self.first, self.first_segment, strict=True):
-            rest_r[j] = segments[s].rotation
-            rest_t[j] = segments[s].translation
+        for s, js in enumerate(self.segment_joints):
+            if js:  # the segment's first joint carries its rest transform
+                rest_r[js[0]] = segments[s].rotation
+                rest_t[js[0]] = segments[s].translation
         self._rest_r = rest_r
         self._rest_k = rest_r @ self._skew
         self._rest_k2 = rest_r @ self._skew2
@@ -182,16 +183,6 @@ class Kinematics:
             template[n_j + k, :3, :3] = segments[s].rotation
             template[n_j + k, :3, 3] = segments[s].translation
         self._template = template
-
-    def joint_motions(self, q: np.ndarray) -> np.ndarray:
-        """(n_joints, 3, 3) local rotations of all joints (identity for prismatic).
-
-        Rodrigues' formula, vectorised: ``R = I + sin(q) K + (1 - cos(q)) K^2``.
-        """
-        angle = np.where(self.revolute, q, 0.0)
-        s = np.sin(angle)[:, None, None]
-        c = (1.0 - np.cos(angle))[:, None, None]
-        return np.eye(3) + s * self._skew + c * self._skew2
 
     def forward(self, q: np.ndarray) -> Frames:
         """Forward kinematics for joint values ``q`` (n_joints,)."""

@@ -47,7 +47,7 @@ class Solver:
             (``H_0 = I``, updates (30), (32), (33)/(34) only, never re-seeded).
             The hybrid is the default because it needs 2-5x fewer iterations
             at the same or a higher solve rate (bench/OPTIMIZER_SCALING.md:
-            mean 17.9 vs 56.8 iterations and 98 % vs 96 % solved on a 7-DOF
+            mean 17.9 vs 56.9 iterations and 98 % vs 96 % solved on a 7-DOF
             full-pose task, 6.3 vs 34.2 iterations on a 3-link chain).
         damping: Levenberg damping of the Gauss-Newton seed relative to its
             mean diagonal (``"gauss-newton-hybrid"`` only).
@@ -168,6 +168,8 @@ class Solver:
                 too, starting again from its own (higher) objective.
         """
         clock = time.perf_counter()
+        if callback is not None and not callable(callback):
+            raise InvalidInputError(f"callback must be callable or None, got {callback!r}")
         if not self.figure.segments:
             raise InvalidInputError("the figure has no segments; add segments and joints first")
         if not self.figure.joints:

@@ -450,3 +450,17 @@ def test_a_failed_line_search_is_not_called_kuhn_tucker(hessian: str) -> None:
     outcome = minimize(evaluate, np.zeros(2), _system(np.zeros((0, 2))), make_strategy(hessian))
     assert outcome.status == Status.NO_PROGRESS
     assert outcome.nit == 0
+
+
+def test_scaled_evaluation_offers_the_gauss_newton_factor() -> None:
+    """The solver runs on scaled evaluations; their factor must match their matrix."""
+    from solver.scale import ScaledProblem
+
+    fig = planar_arm()
+    fig.add_segment("slider", parent="lower", translation=(1.0, 0.0, 0.0))
+    fig.add_prismatic("slider", "x", -1.0, 1.0, name="p")
+    problem = Solver(fig, [_reach("slider", (0.5, 1.5, 0.0))]).problem
+    scaled = ScaledProblem(problem, 2.5)
+    e = scaled.evaluate(np.array([0.3, -0.4, 0.2]))
+    factor = e.gauss_newton_factor()
+    np.testing.assert_allclose(factor.T @ factor, e.gauss_newton(), rtol=1e-12, atol=1e-14)

@@ -144,6 +144,7 @@ def smoke_runs():
 def test_every_non_blender_peer_returns_graded_results(smoke_runs):
     expected = {
         "Reach IK",
+        "Reach IK, tolerance 1e-5",
         "TRAC-IK",
         "scipy least_squares",
         "scipy SLSQP",

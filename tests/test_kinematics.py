@@ -79,6 +79,9 @@ def test_forward_pass_matches_the_segment_by_segment_reference(seed: int) -> Non
     assert np.allclose(frames.axes, ref_axes, atol=1e-12)
     revolute = fig.kinematics.revolute
     assert np.allclose(frames.pivots[revolute], ref_pivots[revolute], atol=1e-12)
+    moments = np.cross(ref_pivots, ref_axes)  # p x u
+    assert np.allclose(frames.moving[revolute], moments[revolute], atol=1e-12)
+    assert np.allclose(frames.turning[revolute], ref_axes[revolute], atol=1e-12)
     assert np.allclose(frames.turning[~revolute], 0.0)
     assert np.allclose(frames.moving[~revolute], ref_axes[~revolute], atol=1e-12)
 

@@ -139,7 +139,10 @@ class OrientationGoal(DirectionWeights):
     def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
         scales = self._scales()
         res = np.concatenate([c * (e[p] - g[p]) for p, c in scales.items()])
-        return res, orientation_blocks(scales)
+        key = tuple(scales.items())
+        if self.__dict__.get("_blocks_key") != key:  # constant while the weights are
+            self._blocks_key, self._blocks = key, orientation_blocks(scales)
+        return res, self._blocks
 
     def clearly_missed(self, res: np.ndarray, tolerance: float, angle_tolerance: float) -> bool:
         scales = list(self._scales().values())
