@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+import pickle
 import platform
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from importlib import metadata
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.acceptance import Check
-from bench.cases import RESTART_BUDGET
+from bench.cases import RESTART_BUDGET, SOLVE_TIMEOUT
 from bench.harness import CaseRun, PeerRun
 from bench.metrics import ANGLE_TOLERANCE, LIMIT_SLACK, POSITION_TOLERANCE, Summary
 from bench.tasks import TaskCase
@@ -38,10 +39,27 @@ class BenchRun:
     plots: list[tuple[str, str]] = field(default_factory=list)
     notes: str = ""
     eval_speed: str = ""
+    machine: str = field(default_factory=lambda: machine_line())
+    versions: str = field(default_factory=lambda: versions_line())
+
+
+SAVED = "last_run.pickle"
+"""File name (in the output folder) of the pickled last run, for ``--rewrite``."""
+
+
+def save_run(run: BenchRun, path: Path) -> None:
+    """Pickle ``run`` to ``path`` (the task cases' sample builders are dropped)."""
+    tasks = [(replace(case, make=None), runs) for case, runs in run.tasks]
+    path.write_bytes(pickle.dumps(replace(run, tasks=tasks)))
+
+
+def load_run(path: Path) -> BenchRun:
+    """The run :func:`save_run` wrote (a file this bench wrote itself, never a foreign one)."""
+    return pickle.loads(path.read_bytes())
 
 
 def machine_line() -> str:
-    """CPU model, logical cores, OS and Python, as one line."""
+    """CPU model, logical cores, OS, Python and the load average, as one line."""
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -275,6 +293,11 @@ the timed region) or their summed solve time passes {RESTART_BUDGET:g} s ("bench
 "solved, first try" is the single-start result; "solved", the time and residual columns
 are with those restarts. Blender's IK has no restart: single start only.
 
+Caps: slow peers get fewer targets (ikpy 50, 20 from 30 DOF, 10 at 100 DOF; scipy and
+Blender 30 at 100 DOF), every peer stops after a per-case time budget (shown as
+attempted/planned with the reason in the note column), and one solve over
+{SOLVE_TIMEOUT:g} s is a timeout.
+
 Chains: `iiwa7` (KUKA LBR iiwa 7 R800, 7 DOF) and `xarm6` (UFACTORY xArm 6, 6 DOF), read by
 bench/urdf.py from the URDF files that the `pybullet` wheel ships in `pybullet_data`;
 `arm-7` a 7-DOF twist/pitch arm (1.1 units) and `chain-n` X/Z chains of n links
@@ -290,8 +313,8 @@ def write_results(run: BenchRun, path: Path) -> None:
     out = [
         "# Reach IK: how it compares",
         "",
-        f"- Machine: {machine_line()}",
-        f"- Versions: {versions_line()}",
+        f"- Machine: {run.machine}",
+        f"- Versions: {run.versions}",
         f"- Date: {run.started.astimezone().strftime('%Y-%m-%d %H:%M %Z')}; "
         f"command `{run.command}`; whole run {run.seconds / 60:.1f} min",
         "",
@@ -390,7 +413,7 @@ def readme_section(run: BenchRun, image_prefix: str = "bench/") -> str:
         "ikpy, and Blender's own IK (Standard, iTaSC) through bpy. Robots: KUKA iiwa 7 and "
         "xArm 6 from the URDFs in `pybullet_data`.",
         "",
-        f"Machine: {machine_line()}; {run.started.astimezone().strftime('%Y-%m-%d')}.",
+        f"Machine: {run.machine}; {run.started.astimezone().strftime('%Y-%m-%d')}.",
         "",
         *headline(run.chains, run.tasks),
         "",
