@@ -272,19 +272,22 @@ use its evaluated bone tip. Timeouts, errors and limit violations are failures, 
 never dropped. Times are `time.perf_counter` around the solve call only (model building is
 not timed); for Blender, the depsgraph evaluation. Time columns include failures.
 
-Peers: **Reach IK with its default options** (`solver.Solver(figure, [constraint])`,
-reused and retargeted per solve; default orientation weight, tolerances, iteration limit,
-restarts and time limit); **TRAC-IK** (pytracik {_version("pytracik")}, Speed mode,
-timeout {RESTART_BUDGET:g} s, epsilon 1e-5/sqrt(3) per twist component so its own stop implies
-the graded 1e-5 m); **scipy least_squares** (trf, with bounds) on the residual vector whose
-squared norm is Reach IK's objective, and **scipy SLSQP / L-BFGS-B** on that objective and
-its analytic gradient, all three stopped by a callback at the graded tolerance whose time
-is subtracted (so no peer is timed doing the bench's checking) and otherwise by tight
-internal tolerances; **ikpy** `Chain.inverse_kinematics` (least_squares, `tol=1e-12`,
-orientation mode "all") on the chain's URDF; **Blender's Standard IK and iTaSC** through
-bpy on an equivalent bone chain (robots: bones at the URDF joint frames, IK limits clamped
-to Blender's [-pi, pi]), at their tightest settings (10000 / 1000 iterations, iTaSC
-precision 1e-6); bpy's float32 pose limits their accuracy to about 1e-7.
+Peers: **Reach IK with its default options** (`solver.Solver(figure, [constraint])`, reused
+and retargeted per solve; default orientation weight, tolerances, iteration limit, restarts
+and time limit); **TRAC-IK** (pytracik {_version("pytracik")}, Speed mode, timeout
+{RESTART_BUDGET:g} s, epsilon 1e-5/sqrt(3) per twist component so its own stop implies the
+graded 1e-5 m); **scipy least_squares** (trf, with bounds; dogbox in tracking) on the
+residual vector whose squared norm is Reach IK's objective, and **scipy SLSQP / L-BFGS-B**
+on that objective and its analytic gradient, all three stopped by a callback at the graded
+tolerance whose time is subtracted (so no peer is timed doing the bench's checking) and
+otherwise by tight internal tolerances; **ikpy** `Chain.inverse_kinematics` (least_squares,
+`tol=1e-12`, orientation mode "all") on the chain's URDF; **Blender's Standard IK and
+iTaSC** through bpy on an equivalent bone chain (robots: bones at the URDF joint frames, IK
+limits clamped to Blender's [-pi, pi]), at their tightest settings (10000 / 1000 iterations,
+iTaSC precision 1e-6); bpy's float32 pose limits their accuracy to about 1e-7.
+A second Reach IK row, **Reach IK, tolerance 1e-5**, is the same solver with `tolerance`
+set to the graded 1e-5 m (every other option default): Reach IK's default distance
+tolerance is 1e-5 of the chain's reach, looser than the grade on chains longer than 1 m.
 
 Restarts: TRAC-IK and Reach IK restart by themselves ("own"). scipy and ikpy have no
 restarts, so the bench gives them TRAC-IK's: after the first try from the seed it restarts
