@@ -33,6 +33,7 @@ class PositionOrientationGoal(DirectionWeights):
         carrier: optional segment whose local frame the geometry is in.
     """
 
+    _position_weight: float  # in the instance dict; set through ``position_weight``
     point = Vector()
     x: Vector = Vector(unit=True, optional=True)
     y: Vector = Vector(unit=True, optional=True)
