@@ -94,7 +94,7 @@ def peers(blender: bool = True) -> list[PeerDef]:
         PeerDef("scipy least_squares", _scipy("least_squares"), _cap({100: 30}), "bench"),
         PeerDef("scipy SLSQP", _scipy("SLSQP"), _cap({100: 30}), "bench"),
         PeerDef("scipy L-BFGS-B", _scipy("L-BFGS-B"), _cap({100: 30}), "bench"),
-        PeerDef("ikpy", _ikpy, _cap({30: 30, 100: 10}), "bench"),
+        PeerDef("ikpy", _ikpy, _cap({1: 50, 30: 20, 100: 10}), "bench"),
     ]
     if blender:
         result += [

@@ -1,8 +1,10 @@
 """Bake Reach constraints over a frame range into keys on the solved channels.
 
-:class:`BakeJob` solves one frame per :meth:`~BakeJob.step` (the modal operator calls it from
-a timer) and writes every key in bulk in :meth:`~BakeJob.finish`; :func:`bake` runs a job to
-the end with a progress callback. Both give a :class:`BakeReport`.
+:class:`BakeJob` runs one step at a time (the modal operator calls :meth:`~BakeJob.step`
+from a timer): it solves one frame per step, writes the keys of every frame in bulk after the
+last one, then plays each frame back to measure the residuals on Blender's evaluated pose;
+:meth:`~BakeJob.finish` returns the :class:`BakeReport`. :func:`bake` runs a job to the end
+with a progress callback.
 
 Start pose (why a bake is deterministic). The first frame is solved from the solved
 channels' **rest** values (identity rotation, zero location for solved location channels),

@@ -1,4 +1,5 @@
-"""Helpers shared by the operators: the active armature, result bookkeeping and text."""
+"""Helpers shared by the operators: the active armature, running a bridge action and
+turning its report or error into the operator report, a new empty at a bone's tail."""
 
 from __future__ import annotations
 
@@ -20,35 +21,30 @@ def armature_of(context: bpy.types.Context) -> bpy.types.Object | None:
     return obj if obj is not None and obj.type == "ARMATURE" else None
 
 
-def run_and_report(operator: bpy.types.Operator, obj: bpy.types.Object,
-                   action: Callable[[], object]) -> set[str]:  # fmt: skip
-    """Run a bridge action; keep its report for the panel and show it, or show its error.
+def run(operator: bpy.types.Operator, action: Callable[[], object],
+        keep_for: bpy.types.Object | None = None) -> set[str]:  # fmt: skip
+    """Run a bridge action and turn its outcome or its error into the operator's report.
 
-    ``action`` returns a report with ``satisfied`` and ``text()``; a ``ReachError`` (every
-    ``RigError`` is one) becomes an error report and ``{'CANCELLED'}``.
+    ``action`` returns either a sentence (a list edit: reported as info) or a report with
+    ``satisfied`` and ``text()`` (a solve: kept for the panel as ``keep_for``'s last result,
+    reported as info when satisfied, else as a warning). ``NothingToDoError`` becomes a
+    warning, any other ``ReachError`` (every ``RigError`` is one) an error; both return
+    ``{'CANCELLED'}`` with nothing changed.
     """
     try:
-        report = action()
-    except solver.ReachError as exc:
-        operator.report({"ERROR"}, f"Reach: {exc}")
-        return {"CANCELLED"}
-    results.store(obj, report)
-    operator.report({"INFO"} if report.satisfied else {"WARNING"}, report.text())
-    return {"FINISHED"}
-
-
-def run_edit(operator: bpy.types.Operator, action: Callable[[], str]) -> set[str]:
-    """Run a list edit; report its sentence, a warning when there is nothing to do, or the
-    error (a ``ReachError``: nothing was changed)."""
-    try:
-        message = action()
+        outcome = action()
     except NothingToDoError as exc:
         operator.report({"WARNING"}, f"Reach: {exc}")
         return {"CANCELLED"}
     except solver.ReachError as exc:
         operator.report({"ERROR"}, f"Reach: {exc}")
         return {"CANCELLED"}
-    operator.report({"INFO"}, f"Reach: {message}")
+    if isinstance(outcome, str):
+        operator.report({"INFO"}, f"Reach: {outcome}")
+        return {"FINISHED"}
+    if keep_for is not None:
+        results.store(keep_for, outcome)
+    operator.report({"INFO"} if outcome.satisfied else {"WARNING"}, outcome.text())
     return {"FINISHED"}
 
 
@@ -65,43 +61,3 @@ def empty_at_tail(context: bpy.types.Context, obj: bpy.types.Object, bone: str,
     collection = obj.users_collection
     (collection[0] if collection else context.scene.collection).objects.link(empty)
     return empty
-
-
-def store_result(settings: object, names: list[str], worst: dict, status: str, nit: int,
-                 seconds: float, dof: int) -> bool:  # fmt: skip
-    """Save a solve/bake outcome on the armature for the panel; return "all satisfied".
-
-    ``worst`` maps constraint name -> (distance or None, angle or None, satisfied).
-    """
-    results.forget(settings.id_data)  # the panel shows this newer result
-    settings.has_result = True
-    settings.status = status
-    settings.iterations = nit
-    settings.dof_count = dof
-    settings.solve_time = seconds * 1000.0
-    settings.residuals.clear()
-    all_ok = True
-    for name in names:
-        distance, angle, ok = worst[name]
-        item = settings.residuals.add()
-        item.name = name
-        item.distance = -1.0 if distance is None else distance
-        item.angle = -1.0 if angle is None else angle
-        item.satisfied = ok
-        all_ok &= ok
-    settings.satisfied = all_ok
-    return all_ok
-
-
-def residual_text(worst: dict) -> str:
-    """One line per constraint: distance, angle and whether it is satisfied."""
-    lines = []
-    for name, (distance, angle, ok) in worst.items():
-        parts = []
-        if distance is not None:
-            parts.append(f"{distance:.2e} units")
-        if angle is not None:
-            parts.append(f"{angle:.3f} deg")
-        state = "satisfied" if ok else "UNREACHED"
-        lines.append(f"  {name}: {', '.join(parts) or '-'} ({state})")
-    return "\n".join(lines)

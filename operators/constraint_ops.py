@@ -82,7 +82,7 @@ class REACH_OT_constraint_add(_ArmatureOperator):
     target: StringProperty(name="Target", description="Target object (default: selected)")
 
     def execute(self, context: bpy.types.Context) -> set[str]:
-        return common.run_edit(self, lambda: _add(context, self.bone, self.target, self.goal_type))
+        return common.run(self, lambda: _add(context, self.bone, self.target, self.goal_type))
 
 
 class REACH_OT_constraint_remove(_ArmatureOperator):
@@ -93,7 +93,7 @@ class REACH_OT_constraint_remove(_ArmatureOperator):
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         settings = common.armature_of(context).reach_ik
-        return common.run_edit(self, lambda: items.remove_active(settings))
+        return common.run(self, lambda: items.remove_active(settings))
 
 
 class REACH_OT_constraint_move(_ArmatureOperator):
@@ -106,7 +106,7 @@ class REACH_OT_constraint_move(_ArmatureOperator):
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         settings = common.armature_of(context).reach_ik
-        return common.run_edit(self, lambda: items.move_active(settings, self.direction))
+        return common.run(self, lambda: items.move_active(settings, self.direction))
 
 
 class REACH_OT_pin(_ArmatureOperator):
@@ -119,7 +119,7 @@ class REACH_OT_pin(_ArmatureOperator):
     orientation: BoolProperty(name="Orientation", description="Hold orientation too", default=True)
 
     def execute(self, context: bpy.types.Context) -> set[str]:
-        return common.run_edit(self, lambda: _pin(context, self.bone, self.orientation))
+        return common.run(self, lambda: _pin(context, self.bone, self.orientation))
 
 
 class REACH_OT_convert_ik(_ArmatureOperator):
@@ -130,7 +130,7 @@ class REACH_OT_convert_ik(_ArmatureOperator):
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         obj = common.armature_of(context)
-        return common.run_edit(self, lambda: RigSession.convert_builtin_ik(obj).text())
+        return common.run(self, lambda: RigSession.convert_builtin_ik(obj).text())
 
 
 classes = (

@@ -166,6 +166,11 @@ class Solver:
             callback: called as ``callback(coords, G)`` at the start and after
                 every iteration; with ``restarts`` each restart's run is reported
                 too, starting again from its own (higher) objective.
+
+        Raises:
+            InvalidInputError: for a figure without segments or without joints
+                (nothing can move: an error rather than a "result" that is only
+                the input), a malformed ``initial`` or ``callback``.
         """
         clock = time.perf_counter()
         if callback is not None and not callable(callback):

@@ -277,3 +277,42 @@ def test_failure_while_measuring_restores_everything(
     with pytest.raises(RuntimeError, match="frame 4, nothing written: ReferenceError"):
         bpy.ops.reach.bake()
     _assert_unchanged(obj, before, ik)
+
+
+def test_failure_before_the_bake_starts_is_reported_without_traceback(
+    clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    obj, ik = _rig()
+    before = _snapshot(obj)
+    bake = importlib.import_module(f"{extension.__name__}.bridge.bake")
+    capture = failing_on_call(bake.SceneState.capture, 1, KeyError("pose"))
+    monkeypatch.setattr(bake.SceneState, "capture", capture)
+    with pytest.raises(RuntimeError, match="KeyError") as raised:
+        bpy.ops.reach.bake()
+    assert "Traceback" not in str(raised.value)
+    _assert_unchanged(obj, before, ik)
+
+
+def test_error_while_writing_into_an_empty_action_leaves_it_empty(
+    clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An assigned action without keys keeps no layer, slot, group or F-curve of the bake."""
+    obj, ik = _rig(keyed=False)
+    action = bpy.data.actions.new("Empty")
+    obj.animation_data_create().action = action
+
+    def layout() -> tuple:
+        ad = obj.animation_data
+        if bpy.app.version < (4, 4, 0):
+            return (ad.action, len(action.fcurves), len(action.groups))
+        return (ad.action, ad.action_slot, len(action.layers), len(action.slots))
+
+    before, layout_before = _snapshot(obj), layout()
+    compat = extension.bridge.compat
+    monkeypatch.setattr(
+        compat, "ensure_fcurve", failing_on_call(compat.ensure_fcurve, 3, OSError())
+    )
+    with pytest.raises(RuntimeError, match="nothing written: OSError"):
+        bpy.ops.reach.bake()
+    assert layout() == layout_before
+    _assert_unchanged(obj, before, ik)
