@@ -206,6 +206,16 @@ class RigSession:
         }
         return keys.write_keys(self.obj, data, (at, at), "LAYER")
 
+    def _unevaluated_targets(self) -> list[str]:
+        """One note per target object outside the view layer: Blender never updates its
+        world matrix, so the goal sits where that matrix last was (the origin if never)."""
+        names = {b.target.name for spec in self.rig.specs for b in spec.bindings}
+        return [
+            f"target '{name}' is not in the view layer: Blender does not update its transform"
+            for name in sorted(names)
+            if self.view_layer.objects.get(name) is None
+        ]
+
     def _report(
         self,
         first: _Pass,
@@ -240,6 +250,7 @@ class RigSession:
         ik = builtin_ik(rig)
         if ik:
             notes.append(f"{len(ik)} built-in IK constraint(s) still override these bones")
+        notes += self._unevaluated_targets()
         return FrameReport(
             status=status,
             satisfied=satisfied,
