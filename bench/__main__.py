@@ -19,7 +19,15 @@ from bench import plots
 from bench.acceptance import chain_checks, solver_checks
 from bench.cases import CHAIN_DOFS, SOLVE_TIMEOUT, chain_cases, peers
 from bench.harness import run_case
-from bench.report import BenchRun, readme_section, write_readme_section, write_results
+from bench.report import (
+    SAVED,
+    BenchRun,
+    load_run,
+    readme_section,
+    save_run,
+    write_readme_section,
+    write_results,
+)
 from bench.tracking import FRAMES, run_tracking
 
 HERE = Path(__file__).resolve().parent
@@ -110,9 +118,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-blender", action="store_true", help="leave out the bpy peers")
     parser.add_argument("--only", default="", help="comma-separated case names to run")
     parser.add_argument("--out", type=Path, default=HERE, help="folder for RESULTS.md and PNGs")
-    parser.add_argument("--budget", type=float, default=40.0, help="seconds per peer per case")
+    parser.add_argument("--budget", type=float, default=25.0, help="seconds per peer per case")
     parser.add_argument("--no-eval-speed", action="store_true", help="skip bench.eval_speed")
+    parser.add_argument(
+        "--rewrite", action="store_true", help="re-render the last saved run with NOTES.md"
+    )
     args = parser.parse_args(argv)
+    if args.rewrite:
+        return rewrite(args.out)
 
     started, clock = datetime.now(), time.perf_counter()
     count = args.count or (20 if args.quick else 100)
@@ -169,14 +182,30 @@ def main(argv: list[str] | None = None) -> int:
         notes=notes_path.read_text() if notes_path.exists() else "",
         eval_speed=eval_speed,
     )
-    write_results(bench_run, args.out / "RESULTS.md")
-    if args.out == HERE:
-        write_readme_section(bench_run, HERE.parent / "README.md")
-    else:
-        (args.out / "README_section.md").write_text(readme_section(bench_run))
+    save_run(bench_run, args.out / SAVED)
+    write_reports(bench_run, args.out)
     log(f"wrote {args.out / 'RESULTS.md'} in {(time.perf_counter() - clock) / 60:.1f} min")
     for c in checks:
         log(f"  [{c.status}] {c.target}: {c.measured}")
+    return 0
+
+
+def write_reports(bench_run: BenchRun, out: Path) -> None:
+    """RESULTS.md in ``out``; the README's section in place when ``out`` is bench/ itself."""
+    write_results(bench_run, out / "RESULTS.md")
+    if out == HERE:
+        write_readme_section(bench_run, HERE.parent / "README.md")
+    else:
+        (out / "README_section.md").write_text(readme_section(bench_run))
+
+
+def rewrite(out: Path) -> int:
+    """Re-render the reports of the run saved in ``out`` with the current NOTES.md."""
+    bench_run = load_run(out / SAVED)
+    notes_path = HERE / "NOTES.md"
+    bench_run.notes = notes_path.read_text() if notes_path.exists() else ""
+    write_reports(bench_run, out)
+    log(f"rewrote {out / 'RESULTS.md'} from {out / SAVED}")
     return 0
 
 

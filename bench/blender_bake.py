@@ -19,7 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
-from examples.blender_demo import FRAMES, _isolate_blender_home, build_scene, install_extension
+from examples.blender_demo import (
+    FRAMES,
+    _isolate_blender_home,
+    build_scene,
+    install_extension,
+    last_report,
+)
 
 RUNS = 3
 RESULTS = Path(__file__).resolve().parent / "BLENDER_RESULTS.md"
@@ -124,7 +130,7 @@ def main() -> None:
     rig = build_scene()
     bpy.context.view_layer.objects.active = rig
     reach_rates = bench_reach_bake(rig)
-    dof = rig.reach_ik.dof_count
+    dof = last_report(rig).n_dof
     reach_errors = _tip_errors(rig)
     solve_ms = bench_solve_at_frame(rig)
     setup_builtin_ik(rig)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bench.chains import arm7, serial_chain, to_serial
 from bench.harness import ChainCase, PeerDef
+from bench.metrics import POSITION_TOLERANCE
 
 CHAIN_DOFS = (7, 30, 100)
 """Procedural X/Z chains (full pose goals), besides the robots and the 7-DOF arm."""
@@ -33,10 +34,13 @@ def chain_cases(count: int = 100, dofs: tuple[int, ...] = CHAIN_DOFS) -> list[Ch
     return cases
 
 
-def _reach(case):
-    from bench.peers.reach import ReachChain
+def _reach(tolerance: float | None):
+    def build(case):
+        from bench.peers.reach import ReachChain
 
-    return ReachChain(case.chain, case.orientation)
+        return ReachChain(case.chain, case.orientation, tolerance)
+
+    return build
 
 
 def _tracik(case):
@@ -84,12 +88,13 @@ def _cap(limits: dict[int, int]):
 def peers(blender: bool = True) -> list[PeerDef]:
     """Every peer, Reach IK first. ``blender=False`` leaves out the bpy peers."""
     result = [
-        PeerDef("Reach IK", _reach, restarts="internal"),
+        PeerDef("Reach IK", _reach(None), restarts="internal"),
+        PeerDef("Reach IK, tolerance 1e-5", _reach(POSITION_TOLERANCE), restarts="internal"),
         PeerDef("TRAC-IK", _tracik, restarts="internal"),
         PeerDef("scipy least_squares", _scipy("least_squares"), _cap({100: 30}), "bench"),
         PeerDef("scipy SLSQP", _scipy("SLSQP"), _cap({100: 30}), "bench"),
         PeerDef("scipy L-BFGS-B", _scipy("L-BFGS-B"), _cap({100: 30}), "bench"),
-        PeerDef("ikpy", _ikpy, _cap({30: 30, 100: 10}), "bench"),
+        PeerDef("ikpy", _ikpy, _cap({1: 50, 30: 20, 100: 10}), "bench"),
     ]
     if blender:
         result += [

@@ -16,6 +16,7 @@ Times are wall-clock medians on this machine; they are measurements, not targets
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import time
 from dataclasses import dataclass
@@ -25,9 +26,11 @@ from pathlib import Path
 import numpy as np
 
 import solver
-from bench.chains import ChainSpec, arm7, sample_targets, serial_chain
-from bench.figures import build_figure, set_goal, tip_effector, tip_goal
+from bench.chains import arm7, serial_chain, to_serial
+from bench.figures import chain_figure, chain_tip, set_goal, tip_goal
+from bench.serial import SerialChain, sample_targets
 from solver.optimizer import HESSIANS, make_strategy, minimize
+from solver.scale import ScaledProblem
 
 HERE = Path(__file__).resolve().parent
 TOLERANCE = 1e-5
@@ -54,10 +57,11 @@ class Run:
         )
 
 
-def _solver(spec: ChainSpec, orientation: bool, hessian: str, max_iterations: int):
-    figure, _ = build_figure(spec)
+def _solver(chain: SerialChain, orientation: bool, hessian: str, max_iterations: int):
+    """A Solver on ``chain``'s tip, its goal (to retarget) and the mid-range start coordinates."""
+    figure = chain_figure(chain)
     goal = tip_goal(np.zeros(3), np.eye(3) if orientation else None)
-    constraint = solver.Constraint(tip_effector(spec, orientation), goal, name="tip")
+    constraint = solver.Constraint(chain_tip(chain, orientation), goal, name="tip")
     s = solver.Solver(
         figure,
         [constraint],
@@ -66,18 +70,15 @@ def _solver(spec: ChainSpec, orientation: bool, hessian: str, max_iterations: in
         max_iterations=max_iterations,
         hessian=hessian,
     )
-    names = list(figure.coordinate_names)
-    start = np.zeros(len(names))
-    mid = spec.mid_range()
-    for i, name in enumerate(build_figure(spec)[1]):
-        start[names.index(name)] = mid[i]
+    mid = dict(zip(chain.joints, chain.mid_range(), strict=True))
+    start = np.array([mid[name] for name in figure.coordinate_names], dtype=float)
     return s, goal, start
 
 
-def run_case(spec: ChainSpec, orientation: bool, hessian: str, count: int) -> Run:
-    """Solve ``count`` sampled targets of ``spec`` with one strategy."""
-    s, goal, start = _solver(spec, orientation, hessian, MAX_ITERATIONS)
-    targets = sample_targets(spec, count)
+def run_case(chain: SerialChain, orientation: bool, hessian: str, count: int) -> Run:
+    """Solve ``count`` sampled targets of ``chain`` with one strategy."""
+    s, goal, start = _solver(chain, orientation, hessian, MAX_ITERATIONS)
+    targets = sample_targets(chain, count)
     run = Run([], [], [], [])
     for k in range(len(targets)):
         set_goal(goal, targets.positions[k], targets.rotations[k] if orientation else None)
@@ -90,41 +91,51 @@ def run_case(spec: ChainSpec, orientation: bool, hessian: str, count: int) -> Ru
     return run
 
 
-def per_iteration(n: int, hessian: str, count: int) -> tuple[float, float, float]:
+def per_iteration(n: int, hessian: str, count: int, repeats: int = 3) -> tuple[float, float, float]:
     """(total, evaluation, optimiser) milliseconds per iteration on an n-link chain.
 
-    Runs :func:`solver.optimizer.minimize` directly with the objective wrapped in
-    a timer, so the optimiser's share is the run's time minus its evaluations'.
+    Runs :func:`solver.optimizer.minimize` on the scaled problem, as
+    :meth:`solver.Solver.solve` does, with the objective wrapped in a timer, so
+    the optimiser's share is the run's time minus its evaluations'.
+    Each target is solved ``repeats`` times and the fastest run kept (the usual
+    guard against other processes on the machine).
     """
-    spec = serial_chain(n)
-    s, goal, start = _solver(spec, False, hessian, 60)
+    chain = to_serial(serial_chain(n))
+    s, goal, start = _solver(chain, False, hessian, 60)
     strategy = make_strategy(hessian)
-    targets = sample_targets(spec, count)
+    targets = sample_targets(chain, count)
     total_time = evaluation_time = 0.0
     iterations = 0
     for k in range(len(targets)):
         set_goal(goal, targets.positions[k], None)
         problem = s.problem
         problem.rebase(start)
-        y0 = problem.from_coordinates(start)
-        spent = 0.0
-
-        def timed(y: np.ndarray, problem=problem):
-            nonlocal spent
-            clock = time.perf_counter()
-            e = problem.evaluate(y)
-            _ = e.reached  # asked for on every pass; counted with the evaluation
-            spent += time.perf_counter() - clock
-            return e
-
-        clock = time.perf_counter()
-        outcome = minimize(timed, y0, problem.system, strategy, max_iterations=60)
-        total = time.perf_counter() - clock
+        scaled = ScaledProblem(problem, s.length)  # what Solver.solve hands the optimiser
+        z0 = scaled.from_y(problem.from_coordinates(start))
+        runs = [_timed_run(scaled, z0, strategy) for _ in range(repeats)]
+        total, spent, nit = min(runs)
         total_time += total
         evaluation_time += spent
-        iterations += outcome.nit
+        iterations += nit
     per = 1e3 / max(iterations, 1)
     return per * total_time, per * evaluation_time, per * (total_time - evaluation_time)
+
+
+def _timed_run(problem, y0: np.ndarray, strategy) -> tuple[float, float, int]:
+    """(seconds in all, seconds in evaluations, iterations) of one ``minimize`` run."""
+    spent = 0.0
+
+    def timed(y: np.ndarray):
+        nonlocal spent
+        clock = time.perf_counter()
+        e = problem.evaluate(y)
+        _ = e.reached  # asked for on every pass; counted with the evaluation
+        spent += time.perf_counter() - clock
+        return e
+
+    clock = time.perf_counter()
+    outcome = minimize(timed, y0, problem.system, strategy, max_iterations=60)
+    return time.perf_counter() - clock, spent, outcome.nit
 
 
 def main() -> None:
@@ -139,18 +150,20 @@ def main() -> None:
         f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
         f"numpy {np.__version__}. {count} targets per case from random in-limit angles, "
         "each solved once from the mid-range pose, no restarts, iteration limit "
-        f"{MAX_ITERATIONS}; solved = within {TOLERANCE} units and {ANGLE_TOLERANCE} degrees.",
+        f"{MAX_ITERATIONS}; solved = within {TOLERANCE} units and {ANGLE_TOLERANCE} degrees. "
+        f"Load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+        "(times from a loaded machine are inflated; iteration counts are not).",
         "",
         "## Strategies",
         "",
         "| case | hessian | solved | median nit | mean nit | median nfev | median time |",
         "|---|---|---|---|---|---|---|",
     ]
-    cases = [(f"chain-{n}", serial_chain(n), False) for n in (3, 7, 10, 30)]
-    cases.append(("arm-7 pose", arm7(), True))
-    for name, spec, orientation in cases:
+    cases = [(f"chain-{n}", to_serial(serial_chain(n)), False) for n in (3, 7, 10, 30)]
+    cases.append(("arm-7 pose", to_serial(arm7()), True))
+    for name, chain, orientation in cases:
         for hessian in HESSIANS:
-            run = run_case(spec, orientation, hessian, count)
+            run = run_case(chain, orientation, hessian, count)
             lines.append(f"| {name} | {hessian} | {run.row()} |")
             print(lines[-1], flush=True)
     lines += [
@@ -159,7 +172,8 @@ def main() -> None:
         "",
         "Position goal on `serial_chain(n)`, iteration limit 60, `minimize` called "
         "directly with a timer around the objective: summed time over all targets "
-        "divided by summed iterations, split into objective + gradient evaluations "
+        "divided by summed iterations (fastest of 3 runs per target), split into "
+        "objective + gradient evaluations "
         "(line-search evaluations included) and the optimiser's own work (the rest: "
         "H updates, active set, step cap); milliseconds.",
         "",

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+import pickle
 import platform
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from importlib import metadata
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.acceptance import Check
-from bench.cases import RESTART_BUDGET
+from bench.cases import RESTART_BUDGET, SOLVE_TIMEOUT
 from bench.harness import CaseRun, PeerRun
 from bench.metrics import ANGLE_TOLERANCE, LIMIT_SLACK, POSITION_TOLERANCE, Summary
 from bench.tasks import TaskCase
@@ -38,10 +39,27 @@ class BenchRun:
     plots: list[tuple[str, str]] = field(default_factory=list)
     notes: str = ""
     eval_speed: str = ""
+    machine: str = field(default_factory=lambda: machine_line())
+    versions: str = field(default_factory=lambda: versions_line())
+
+
+SAVED = "last_run.pickle"
+"""File name (in the output folder) of the pickled last run, for ``--rewrite``."""
+
+
+def save_run(run: BenchRun, path: Path) -> None:
+    """Pickle ``run`` to ``path`` (the task cases' sample builders are dropped)."""
+    tasks = [(replace(case, make=None), runs) for case, runs in run.tasks]
+    path.write_bytes(pickle.dumps(replace(run, tasks=tasks)))
+
+
+def load_run(path: Path) -> BenchRun:
+    """The run :func:`save_run` wrote (a file this bench wrote itself, never a foreign one)."""
+    return pickle.loads(path.read_bytes())
 
 
 def machine_line() -> str:
-    """CPU model, logical cores, OS and Python, as one line."""
+    """CPU model, logical cores, OS, Python and the load average, as one line."""
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -52,10 +70,12 @@ def machine_line() -> str:
         pass
     import os
 
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     return (
         f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}, "
         f"Python {platform.python_version()}, "
-        f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}"
+        f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}; shared and "
+        f"noisy: load average {load} (1, 5, 15 min) when the report was written"
     )
 
 
@@ -252,19 +272,22 @@ use its evaluated bone tip. Timeouts, errors and limit violations are failures, 
 never dropped. Times are `time.perf_counter` around the solve call only (model building is
 not timed); for Blender, the depsgraph evaluation. Time columns include failures.
 
-Peers: **Reach IK with its default options** (`solver.Solver(figure, [constraint])`,
-reused and retargeted per solve; default orientation weight, tolerances, iteration limit,
-restarts and time limit); **TRAC-IK** (pytracik {_version("pytracik")}, Speed mode,
-timeout {RESTART_BUDGET:g} s, epsilon 1e-5/sqrt(3) per twist component so its own stop implies
-the graded 1e-5 m); **scipy least_squares** (trf, with bounds) on the residual vector whose
-squared norm is Reach IK's objective, and **scipy SLSQP / L-BFGS-B** on that objective and
-its analytic gradient, all three stopped by a callback at the graded tolerance whose time
-is subtracted (so no peer is timed doing the bench's checking) and otherwise by tight
-internal tolerances; **ikpy** `Chain.inverse_kinematics` (least_squares, `tol=1e-12`,
-orientation mode "all") on the chain's URDF; **Blender's Standard IK and iTaSC** through
-bpy on an equivalent bone chain (robots: bones at the URDF joint frames, IK limits clamped
-to Blender's [-pi, pi]), at their tightest settings (10000 / 1000 iterations, iTaSC
-precision 1e-6); bpy's float32 pose limits their accuracy to about 1e-7.
+Peers: **Reach IK with its default options** (`solver.Solver(figure, [constraint])`, reused
+and retargeted per solve; default orientation weight, tolerances, iteration limit, restarts
+and time limit); **TRAC-IK** (pytracik {_version("pytracik")}, Speed mode, timeout
+{RESTART_BUDGET:g} s, epsilon 1e-5/sqrt(3) per twist component so its own stop implies the
+graded 1e-5 m); **scipy least_squares** (trf, with bounds; dogbox in tracking) on the
+residual vector whose squared norm is Reach IK's objective, and **scipy SLSQP / L-BFGS-B**
+on that objective and its analytic gradient, all three stopped by a callback at the graded
+tolerance whose time is subtracted (so no peer is timed doing the bench's checking) and
+otherwise by tight internal tolerances; **ikpy** `Chain.inverse_kinematics` (least_squares,
+`tol=1e-12`, orientation mode "all") on the chain's URDF; **Blender's Standard IK and
+iTaSC** through bpy on an equivalent bone chain (robots: bones at the URDF joint frames, IK
+limits clamped to Blender's [-pi, pi]), at their tightest settings (10000 / 1000 iterations,
+iTaSC precision 1e-6); bpy's float32 pose limits their accuracy to about 1e-7.
+A second Reach IK row, **Reach IK, tolerance 1e-5**, is the same solver with `tolerance`
+set to the graded 1e-5 m (every other option default): Reach IK's default distance
+tolerance is 1e-5 of the chain's reach, looser than the grade on chains longer than 1 m.
 
 Restarts: TRAC-IK and Reach IK restart by themselves ("own"). scipy and ikpy have no
 restarts, so the bench gives them TRAC-IK's: after the first try from the seed it restarts
@@ -272,6 +295,11 @@ them from uniform random in-limit starts until a try is within tolerance (checke
 the timed region) or their summed solve time passes {RESTART_BUDGET:g} s ("bench").
 "solved, first try" is the single-start result; "solved", the time and residual columns
 are with those restarts. Blender's IK has no restart: single start only.
+
+Caps: slow peers get fewer targets (ikpy 50, 20 from 30 DOF, 10 at 100 DOF; scipy and
+Blender 30 at 100 DOF), every peer stops after a per-case time budget (shown as
+attempted/planned with the reason in the note column), and one solve over
+{SOLVE_TIMEOUT:g} s is a timeout.
 
 Chains: `iiwa7` (KUKA LBR iiwa 7 R800, 7 DOF) and `xarm6` (UFACTORY xArm 6, 6 DOF), read by
 bench/urdf.py from the URDF files that the `pybullet` wheel ships in `pybullet_data`;
@@ -288,8 +316,8 @@ def write_results(run: BenchRun, path: Path) -> None:
     out = [
         "# Reach IK: how it compares",
         "",
-        f"- Machine: {machine_line()}",
-        f"- Versions: {versions_line()}",
+        f"- Machine: {run.machine}",
+        f"- Versions: {run.versions}",
         f"- Date: {run.started.astimezone().strftime('%Y-%m-%d %H:%M %Z')}; "
         f"command `{run.command}`; whole run {run.seconds / 60:.1f} min",
         "",
@@ -388,7 +416,7 @@ def readme_section(run: BenchRun, image_prefix: str = "bench/") -> str:
         "ikpy, and Blender's own IK (Standard, iTaSC) through bpy. Robots: KUKA iiwa 7 and "
         "xArm 6 from the URDFs in `pybullet_data`.",
         "",
-        f"Machine: {machine_line()}; {run.started.astimezone().strftime('%Y-%m-%d')}.",
+        f"Machine: {run.machine}; {run.started.astimezone().strftime('%Y-%m-%d')}.",
         "",
         *headline(run.chains, run.tasks),
         "",

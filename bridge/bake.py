@@ -1,8 +1,10 @@
 """Bake Reach constraints over a frame range into keys on the solved channels.
 
-:class:`BakeJob` solves one frame per :meth:`~BakeJob.step` (the modal operator calls it from
-a timer) and writes every key in bulk in :meth:`~BakeJob.finish`; :func:`bake` runs a job to
-the end with a progress callback. Both give a :class:`BakeReport`.
+:class:`BakeJob` runs one step at a time (the modal operator calls :meth:`~BakeJob.step`
+from a timer): it solves one frame per step, writes the keys of every frame in bulk after the
+last one, then plays each frame back to measure the residuals on Blender's evaluated pose;
+:meth:`~BakeJob.finish` returns the :class:`BakeReport`. :func:`bake` runs a job to the end
+with a progress callback.
 
 Start pose (why a bake is deterministic). The first frame is solved from the solved
 channels' **rest** values (identity rotation, zero location for solved location channels),
@@ -32,6 +34,7 @@ import numpy as np
 from .. import solver
 from . import keys, rotations
 from .bake_report import BakeError, BakeReport, Worst, describe, fold
+from .diagnose import explain
 from .measure import measure
 from .playback import builtin_ik, overrides
 from .restore import SceneState
@@ -243,7 +246,17 @@ class BakeJob:
             seconds=time.perf_counter() - self.clock,
             notes=tuple(self.rig.notes),
             overrides=tuple(self.overrides),
+            reasons=self._reasons(),
         )
+
+    def _reasons(self) -> dict[str, str]:
+        """Why playback misses what the solve reached, per such constraint."""
+        out = {}
+        for spec in self.rig.specs:
+            measured, modelled = self.measured.get(spec.name), self.modelled.get(spec.name)
+            if measured and modelled and modelled[2] and not measured[2]:
+                out[spec.name] = explain(self.obj, spec)
+        return out
 
 
 def bake(obj: object, settings: object, frames: Sequence[int], mode: str = "REPLACE",

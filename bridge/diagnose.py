@@ -51,11 +51,12 @@ def _bone_reason(obj: object, name: str, driven: dict[str, str]) -> str:
     pb, bone = obj.pose.bones[name], obj.data.bones[name]
     for con in pb.constraints:
         if not _modelled(con):
-            kind = con.type.replace("_", " ").title()
+            kind = "IK" if con.type == "IK" else con.type.replace("_", " ").title()
+            article = "an" if kind[0] in "AEIOU" else "a"
             share = f" at influence {con.influence:g}" if con.influence < 1.0 else ""
             return (
-                f"bone '{name}' has a {kind} constraint '{con.name}'{share} that overrides "
-                "the solve"
+                f"bone '{name}' has {article} {kind} constraint '{con.name}'{share} that "
+                "overrides the solve"
             )
     if name in driven:
         channel = driven[name].split(".")[-1]

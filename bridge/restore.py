@@ -124,7 +124,7 @@ class SceneState:
                 pass
         self.muted.clear()
 
-    def _restore_pose(self, keep: set[str]) -> None:
+    def _restore_pose(self, keep: frozenset[str] = frozenset()) -> None:
         """Write the captured pose back, except channels whose RNA path is in ``keep``."""
         for pb, name, prop, values in self.pose:
             try:
@@ -158,15 +158,23 @@ class SceneState:
 
     def restore(self) -> None:
         """Put everything back as it was at :meth:`capture`: keys, action, constraints,
-        frame, pose (in that order: the frame change re-evaluates the restored animation)."""
-        self._restore_keys()
-        self.unmute()
-        self._restore_frame()
-        self._restore_pose(set())
+        frame, pose (in that order: the frame change re-evaluates the restored animation).
+
+        Every part is attempted even if an earlier one fails (say, the armature's action was
+        deleted meanwhile); the first failure is raised at the end.
+        """
+        failure = None
+        for part in (self._restore_keys, self.unmute, self._restore_frame, self._restore_pose):
+            try:
+                part()
+            except Exception as exc:  # restore the other parts first, then raise
+                failure = failure or exc
+        if failure is not None:
+            raise failure
 
     def finish(self, written: Iterable[str]) -> None:
         """After a successful bake: unmute, go back to the frame, restore every pose channel
         except the keyed ones (RNA paths ``written``), which show the new keys."""
         self.unmute()
         self._restore_frame()
-        self._restore_pose(set(written))
+        self._restore_pose(frozenset(written))

@@ -42,8 +42,7 @@ from .rig_joints import (
     RigError,
     SolvedBone,
     add_solved_bone,
-    bone_limits,
-    has_location,
+    location_segment,
     rotation_data_path,
     rotation_values,
     set_rotation_values,
@@ -133,8 +132,8 @@ class Rig:
                 ):
                     self.base[name] = self.rotation[name]
                     self.local_values[name] = np.zeros(len(info.rotation_joints))
-                if info.location_joints:
-                    self._set_rest(name + "@loc", translation, rotation)
+                if info.location_segment is not None:
+                    self._set_rest(info.location_segment, translation, rotation)
                     self._set_rest(name, None, self.base[name])
                     continue
                 self._set_rest(name, translation, rotation @ self.base[name])
@@ -279,14 +278,13 @@ def build_rig(obj: object, settings: object, only_selected: bool = False) -> Rig
             offsets[name] = _rigid_inverse(np.array(bone.parent.matrix_local, dtype=float)) @ local
             parent_seg = bone.parent.name
         offsets[name][:3, :3] = rotations.orthonormalize(offsets[name][:3, :3])
-        if name in plan.chain_bones and has_location(
-            obj.pose.bones[name], settings.use_root_translation
-        ):
-            pb = obj.pose.bones[name]
-            order_, _, _ = bone_limits(pb, plan.chain_bones[name])
-            if order_ is None:
-                fig.add_segment(name + "@loc", parent_seg)
-                parent_seg = name + "@loc"
+        if name in plan.chain_bones:
+            helper = location_segment(
+                obj.pose.bones[name], plan.chain_bones[name], settings.use_root_translation
+            )
+            if helper is not None:
+                fig.add_segment(helper, parent_seg)
+                parent_seg = helper
         fig.add_segment(name, parent_seg)
     notes: list[str] = []
     for name in order:  # what the figure does not model, said once per solve
@@ -307,10 +305,10 @@ def build_rig(obj: object, settings: object, only_selected: bool = False) -> Rig
     rig.read_pose(solved_too=True)
     rig.push_rest()
     rig.update_targets()
-    segments = set(fig.segment_names)
     for spec in plan.specs:
-        if spec.root is not None and spec.root + "@loc" in segments:
-            spec.root += "@loc"  # the chain root's location joints sit on its helper
+        root = solved.get(spec.root) if spec.root is not None else None
+        if root is not None and root.location_segment is not None:
+            spec.root = root.location_segment  # the chain root's location joints sit there
     try:
         rig.constraints = plan.make_constraints(solver)
     except solver.ReachError as exc:

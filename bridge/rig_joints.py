@@ -30,6 +30,7 @@ class SolvedBone:
     rotation_joints: list[tuple[int, str]] = field(default_factory=list)  # (axis, joint)
     location_joints: list[tuple[int, str]] = field(default_factory=list)  # (axis, joint)
     keyed_rotation: tuple[int, ...] = ()  # rotation channel indices that change
+    location_segment: str | None = None  # helper segment of the location joints, if any
 
 
 def rotation_values(pb: object) -> np.ndarray:
@@ -115,7 +116,8 @@ def add_solved_bone(
     order, lower, upper = bone_limits(pb, owner)
     rig = _rigidity(pb)
     info = SolvedBone(name, order or "LOCAL", pb.rotation_mode)
-    seg = name + "@loc" if order is None and has_location(pb, root_translation) else name
+    info.location_segment = location_segment(pb, owner, root_translation)
+    seg = info.location_segment or name
     if bone.parent is None and root_translation:
         for k in range(3):
             info.location_joints.append(
@@ -163,6 +165,19 @@ def add_solved_bone(
             fig.add_linear_constraint(coeffs, upper=OCTAHEDRON, label=f"{name} Euler branch")
     info.keyed_rotation = _keyed(pb, len(fixed) < 3, tuple(fixed))
     return info
+
+
+def location_segment(pb: object, owner: str, root_translation: bool) -> str | None:
+    """The helper segment that carries a ``LOCAL`` bone's location joints, or None.
+
+    A ``LOCAL`` bone's rotation is relinearised into its segment's rest transform, so its
+    prismatic (location) joints, which come first in ``matrix_basis``, sit on a parent
+    segment of their own at the bone's head. ``EULER`` bones keep all joints on one segment.
+    """
+    if not has_location(pb, root_translation):
+        return None
+    order, _lower, _upper = bone_limits(pb, owner)
+    return f"{pb.name}@loc" if order is None else None
 
 
 def has_location(pb: object, root_translation: bool) -> bool:

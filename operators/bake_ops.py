@@ -15,9 +15,9 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, IntProperty
 
 from .. import solver
-from ..bridge import keys
+from ..bridge import keys, results
 from ..bridge.bake import BakeError, BakeJob, BakeReport, describe
-from ..bridge.rig import RigError, build_rig
+from ..bridge.rig import build_rig
 from . import common
 
 BAKE_MODES = (
@@ -68,8 +68,8 @@ class REACH_OT_bake(bpy.types.Operator):
             return BakeJob(obj, obj.reach_ik, self._frames(context.scene), self.mode,
                            scene=context.scene, only_selected=self.only_selected,
                            depsgraph=context.evaluated_depsgraph_get())  # fmt: skip
-        except BakeError as exc:
-            self.report({"ERROR"}, str(exc))
+        except Exception as exc:  # the job restored what it touched; no traceback for the user
+            self.report({"ERROR"}, describe(exc))
             return None
 
     def _fail(self, job: BakeJob, exc: Exception) -> set[str]:
@@ -87,12 +87,7 @@ class REACH_OT_bake(bpy.types.Operator):
         return {"FINISHED"}
 
     def _store(self, obj: bpy.types.Object, report: BakeReport) -> None:
-        per_frame = report.solve_seconds / max(len(report.frames), 1)
-        settings = obj.reach_ik
-        ok = common.store_result(settings, list(report.constraints), report.worst, "",
-                                 report.iterations, per_frame, report.n_dof)  # fmt: skip
-        n = len(report.frames)
-        settings.status = f"Baked {n} frames" if ok else f"Baked {n} frames; some unreached"
+        results.store(obj, report)  # runtime only: never into the (overridable) ID data
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         job = self._start(context)
@@ -184,7 +179,7 @@ class REACH_OT_clear_keys(bpy.types.Operator):
         )
         try:
             rig = build_rig(obj, obj.reach_ik, self.only_selected)
-        except (RigError, solver.ReachError) as exc:
+        except solver.ReachError as exc:  # RigError is one
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
         channels = [(path, index) for path, index, _group in keys.solved_channels(rig)]

@@ -1,60 +1,71 @@
-"""Edit the constraint list: add from selection, remove, move, pin, convert built-in IK."""
+"""Edit the constraint list: add from selection, remove, move, pin, convert built-in IK.
+
+The list logic is in :mod:`..bridge.items`; these operators only gather the context.
+"""
 
 from __future__ import annotations
 
 import bpy
-import numpy as np
 from bpy.props import BoolProperty, EnumProperty, StringProperty
-from mathutils import Matrix
 
-from ..bridge import rig
+from ..bridge import items
+from ..bridge.rig import RigError
+from ..bridge.session import RigSession
 from . import common
 from .properties import GOAL_TYPES
 
+GOAL_LABELS = {key: label for key, label, _description in GOAL_TYPES}
 
-def _active_bone_name(context: bpy.types.Context, obj: bpy.types.Object, name: str) -> str:
+
+def _bone(context: bpy.types.Context, obj: bpy.types.Object, name: str) -> str:
+    """The requested bone, else the active pose bone of ``obj``; RigError if there is none."""
+    if not name:
+        pb = getattr(context, "active_pose_bone", None)
+        active = obj.data.bones.active
+        if pb is not None and pb.id_data == obj:
+            name = pb.name
+        elif active is not None:
+            name = active.name
+    return items.check_bone(obj, name)
+
+
+def _target(context: bpy.types.Context, obj: bpy.types.Object, name: str) -> object | None:
+    """The named object, else the first other selected object, else None (make an empty)."""
     if name:
-        return name
-    pb = getattr(context, "active_pose_bone", None)
-    if pb is not None and pb.id_data == obj:
-        return pb.name
-    active = obj.data.bones.active
-    return active.name if active is not None else ""
+        target = bpy.data.objects.get(name)
+        if target is None:
+            raise RigError(f"target object '{name}' not found")
+        return target
+    others = [o for o in context.selected_objects if o != obj]
+    return others[0] if others else None
 
 
-def _unique_name(settings: object, base: str) -> str:
-    names = {c.name for c in settings.constraints}
-    if base not in names:
-        return base
-    k = 1
-    while f"{base}.{k:03d}" in names:
-        k += 1
-    return f"{base}.{k:03d}"
+def _add(context: bpy.types.Context, bone_name: str, target_name: str, goal_type: str) -> str:
+    obj = common.armature_of(context)
+    bone = _bone(context, obj, bone_name)
+    target = _target(context, obj, target_name)
+    extra = ""
+    if target is None:
+        target, extra = (
+            common.empty_at_tail(context, obj, bone, "target"),
+            " (new empty at the bone's tail)",
+        )
+    item = items.append(obj.reach_ik, f"{bone} {GOAL_LABELS[goal_type]}", bone, target, goal_type)
+    return f"added '{item.name}' -> '{target.name}'{extra}"
 
 
-def _new_empty(context: bpy.types.Context, name: str, matrix: np.ndarray, size: float) -> object:
-    """An empty with world matrix ``matrix`` (4, 4), linked next to the armature."""
-    empty = bpy.data.objects.new(name, None)
-    empty.empty_display_type = "PLAIN_AXES"
-    empty.empty_display_size = size
-    empty.matrix_world = Matrix(matrix.tolist())  # rows; a nested list would be columns
-    collection = context.active_object.users_collection
-    (collection[0] if collection else context.scene.collection).objects.link(empty)
-    return empty
-
-
-def _append(settings: object, name: str, bone: str, target: object, goal_type: str) -> object:
-    """A new constraint item, made the active one; returns it for further settings."""
-    item = settings.constraints.add()
-    item.name = _unique_name(settings, name)
-    item.bone = bone
-    item.goal_type = goal_type
-    item.target = target
-    settings.active_index = len(settings.constraints) - 1
-    return item
+def _pin(context: bpy.types.Context, bone_name: str, orientation: bool) -> str:
+    obj = common.armature_of(context)
+    bone = _bone(context, obj, bone_name)
+    empty = common.empty_at_tail(context, obj, bone, "pin")
+    goal_type = "POSITION_ORIENTATION" if orientation else "POSITION"
+    items.append(obj.reach_ik, f"{bone} Pin", bone, empty, goal_type)
+    return f"pinned '{bone}' at its current pose ('{empty.name}')"
 
 
 class _ArmatureOperator(bpy.types.Operator):
+    bl_options = {"REGISTER", "UNDO"}
+
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
         return common.armature_of(context) is not None
@@ -65,39 +76,13 @@ class REACH_OT_constraint_add(_ArmatureOperator):
 
     bl_idname = "reach.constraint_add"
     bl_label = "Add Reach Constraint"
-    bl_options = {"REGISTER", "UNDO"}
 
     goal_type: EnumProperty(name="Goal", items=GOAL_TYPES, default="POSITION")
     bone: StringProperty(name="Bone", description="Bone (default: the active bone)")
     target: StringProperty(name="Target", description="Target object (default: selected)")
 
     def execute(self, context: bpy.types.Context) -> set[str]:
-        obj = common.armature_of(context)
-        bone = _active_bone_name(context, obj, self.bone)
-        if bone not in obj.data.bones:
-            self.report({"ERROR"}, f"Reach: no active bone (or bone '{bone}' not found)")
-            return {"CANCELLED"}
-        if self.target:
-            target = bpy.data.objects.get(self.target)
-            if target is None:
-                self.report({"ERROR"}, f"Reach: target object '{self.target}' not found")
-                return {"CANCELLED"}
-        else:
-            others = [o for o in context.selected_objects if o != obj]
-            target = others[0] if others else None
-        created = target is None
-        if created:
-            size = 0.3 * obj.data.bones[bone].length
-            context.view_layer.update()  # pose matrices of the current frame
-            target = _new_empty(
-                context, f"{bone}.target", rig.bone_world_matrix(obj, bone, at_tail=True), size
-            )
-        settings = obj.reach_ik
-        label = dict((k, n) for k, n, _d in GOAL_TYPES)[self.goal_type]
-        item = _append(settings, f"{bone} {label}", bone, target, self.goal_type)
-        extra = " (new empty at the bone's tail)" if created else ""
-        self.report({"INFO"}, f"Reach: added '{item.name}' -> '{target.name}'{extra}")
-        return {"FINISHED"}
+        return common.run(self, lambda: _add(context, self.bone, self.target, self.goal_type))
 
 
 class REACH_OT_constraint_remove(_ArmatureOperator):
@@ -105,19 +90,10 @@ class REACH_OT_constraint_remove(_ArmatureOperator):
 
     bl_idname = "reach.constraint_remove"
     bl_label = "Remove Reach Constraint"
-    bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         settings = common.armature_of(context).reach_ik
-        index = settings.active_index
-        if not 0 <= index < len(settings.constraints):
-            self.report({"ERROR"}, "Reach: no constraint selected")
-            return {"CANCELLED"}
-        name = settings.constraints[index].name
-        settings.constraints.remove(index)
-        settings.active_index = min(index, len(settings.constraints) - 1)
-        self.report({"INFO"}, f"Reach: removed '{name}'")
-        return {"FINISHED"}
+        return common.run(self, lambda: items.remove_active(settings))
 
 
 class REACH_OT_constraint_move(_ArmatureOperator):
@@ -125,21 +101,12 @@ class REACH_OT_constraint_move(_ArmatureOperator):
 
     bl_idname = "reach.constraint_move"
     bl_label = "Move Reach Constraint"
-    bl_options = {"REGISTER", "UNDO"}
 
     direction: EnumProperty(items=(("UP", "Up", ""), ("DOWN", "Down", "")), default="UP")
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         settings = common.armature_of(context).reach_ik
-        index = settings.active_index
-        new = index - 1 if self.direction == "UP" else index + 1
-        if not (0 <= index < len(settings.constraints) and 0 <= new < len(settings.constraints)):
-            self.report({"WARNING"}, "Reach: cannot move further")
-            return {"CANCELLED"}
-        settings.constraints.move(index, new)
-        settings.active_index = new
-        self.report({"INFO"}, f"Reach: moved '{settings.constraints[new].name}' to {new + 1}")
-        return {"FINISHED"}
+        return common.run(self, lambda: items.move_active(settings, self.direction))
 
 
 class REACH_OT_pin(_ArmatureOperator):
@@ -147,27 +114,12 @@ class REACH_OT_pin(_ArmatureOperator):
 
     bl_idname = "reach.pin"
     bl_label = "Pin Bone"
-    bl_options = {"REGISTER", "UNDO"}
 
     bone: StringProperty(name="Bone", description="Bone (default: the active bone)")
     orientation: BoolProperty(name="Orientation", description="Hold orientation too", default=True)
 
     def execute(self, context: bpy.types.Context) -> set[str]:
-        obj = common.armature_of(context)
-        bone = _active_bone_name(context, obj, self.bone)
-        if bone not in obj.data.bones:
-            self.report({"ERROR"}, f"Reach: no active bone (or bone '{bone}' not found)")
-            return {"CANCELLED"}
-        size = 0.3 * obj.data.bones[bone].length
-        context.view_layer.update()  # pose matrices of the current frame
-        empty = _new_empty(
-            context, f"{bone}.pin", rig.bone_world_matrix(obj, bone, at_tail=True), size
-        )
-        settings = obj.reach_ik
-        goal_type = "POSITION_ORIENTATION" if self.orientation else "POSITION"
-        _append(settings, f"{bone} Pin", bone, empty, goal_type)
-        self.report({"INFO"}, f"Reach: pinned '{bone}' at its current pose ('{empty.name}')")
-        return {"FINISHED"}
+        return common.run(self, lambda: _pin(context, self.bone, self.orientation))
 
 
 class REACH_OT_convert_ik(_ArmatureOperator):
@@ -175,46 +127,10 @@ class REACH_OT_convert_ik(_ArmatureOperator):
 
     bl_idname = "reach.convert_ik"
     bl_label = "Convert Built-in IK"
-    bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         obj = common.armature_of(context)
-        settings = obj.reach_ik
-        converted, skipped = [], []
-        for pb in obj.pose.bones:
-            for con in pb.constraints:
-                if con.type != "IK" or con.mute:
-                    continue
-                if con.target is None:
-                    skipped.append(f"{pb.name}/{con.name} (no target)")
-                    continue
-                goal_type = "POSITION_ORIENTATION" if con.use_rotation else "POSITION"
-                item = _append(settings, f"{pb.name} {con.name}", pb.name, con.target, goal_type)
-                item.effector = "TAIL" if con.use_tail else "HEAD"
-                item.target_bone = con.subtarget if con.target.type == "ARMATURE" else ""
-                item.target_head_tail = 0.0 if item.target_bone else 1.0
-                item.weight = con.weight
-                if con.use_rotation:
-                    total = con.weight + con.orient_weight
-                    item.position_weight = con.weight / total if total > 0.0 else 0.5
-                if con.chain_count > 0:
-                    item.chain_mode = "LENGTH"
-                    item.chain_length = con.chain_count
-                con.mute = True
-                converted.append(item.name)
-                if con.pole_target is not None:
-                    skipped.append(f"{pb.name}/{con.name} pole target (not converted)")
-        settings.active_index = max(len(settings.constraints) - 1, 0)
-        if not converted:
-            self.report({"WARNING"}, "Reach: no built-in IK constraint to convert")
-            return {"CANCELLED"}
-        note = f"; skipped: {', '.join(skipped)}" if skipped else ""
-        self.report(
-            {"INFO"},
-            f"Reach: converted {len(converted)} IK constraint(s) (now muted): "
-            f"{', '.join(converted)}{note}",
-        )
-        return {"FINISHED"}
+        return common.run(self, lambda: RigSession.convert_builtin_ik(obj).text())
 
 
 classes = (

@@ -28,12 +28,12 @@ class REACH_OT_solve(bpy.types.Operator):
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         obj = common.armature_of(context)
-        return common.run_and_report(
+        return common.run(
             self,
-            obj,
             lambda: RigSession(obj, obj.reach_ik, context.scene, context.view_layer).solve_frame(
                 self.insert_keys, context.scene.frame_current
             ),
+            keep_for=obj,
         )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bpy
 
 from ..bridge import results
+from ..bridge.bake import BakeReport
 from ..bridge.report import FrameReport, residual_text
 
 
@@ -160,17 +161,24 @@ class REACH_PT_result(_ReachPanel):
     bl_parent_id = "REACH_PT_main"
 
     def draw(self, context: bpy.types.Context) -> None:
-        obj = _armature(context)
-        report = results.last(obj)
-        layout = self.layout
+        report = results.last(_armature(context))
         if report is None:
-            draw_stored_result(layout, obj.reach_ik)
-            return
-        draw_report(layout, report)
+            self.layout.label(text="Not solved yet")
+        elif isinstance(report, BakeReport):
+            draw_bake_report(self.layout, report)
+        else:
+            draw_report(self.layout, report)
+
+
+def _residual_row(col: bpy.types.UILayout, name: str, distance: float | None,
+                  angle: float | None, ok: bool) -> None:  # fmt: skip
+    col.label(
+        text=f"{name}: {residual_text(distance, angle)}", icon="CHECKMARK" if ok else "CANCEL"
+    )
 
 
 def draw_report(layout: bpy.types.UILayout, report: FrameReport) -> None:
-    """A :class:`FrameReport`: status, figures, one row per constraint with its reason."""
+    """A solve's :class:`FrameReport`: status, figures, one row per constraint and reason."""
     layout.label(text=report.status, icon="CHECKMARK" if report.satisfied else "ERROR")
     passes = f", {report.passes} correction passes" if report.passes else ""
     layout.label(
@@ -180,34 +188,29 @@ def draw_report(layout: bpy.types.UILayout, report: FrameReport) -> None:
     col = layout.column(align=True)
     for outcome in report.constraints:
         m = outcome.measured
-        col.label(
-            text=f"{m.name}: {residual_text(m.distance, m.angle)}",
-            icon="CHECKMARK" if m.satisfied else "CANCEL",
-        )
+        _residual_row(col, m.name, m.distance, m.angle, m.satisfied)
         if outcome.reason:
             col.label(text=f"    {outcome.reason}", icon="INFO")
     for note in report.notes:
         col.label(text=note, icon="INFO")
 
 
-def draw_stored_result(layout: bpy.types.UILayout, settings: object) -> None:
-    """A bake's outcome, which the bake still stores on the armature's settings."""
-    if not settings.has_result:
-        layout.label(text="Not solved yet")
-        return
-    layout.label(text=settings.status, icon="CHECKMARK" if settings.satisfied else "ERROR")
+def draw_bake_report(layout: bpy.types.UILayout, report: BakeReport) -> None:
+    """A bake's :class:`BakeReport`: the worst residual of each constraint over the range."""
+    n = len(report.frames)
+    state = "every goal reached" if report.satisfied else "some goals missed"
+    where = "measured on Blender's pose" if report.measured else "modelled"
     layout.label(
-        text=f"{settings.dof_count} DOF, {settings.iterations} iterations, "
-        f"{settings.solve_time:.1f} ms"
+        text=f"Baked {n} frames: {state} ({where})",
+        icon="CHECKMARK" if report.satisfied else "ERROR",
     )
+    per_frame = report.solve_seconds * 1000.0 / max(n, 1)
+    layout.label(text=f"{report.n_dof} DOF, {per_frame:.1f} ms per frame, {report.n_keys} keys")
     col = layout.column(align=True)
-    for r in settings.residuals:
-        distance = r.distance if r.distance >= 0.0 else None
-        angle = r.angle if r.angle >= 0.0 else None
-        col.label(
-            text=f"{r.name}: {residual_text(distance, angle)}",
-            icon="CHECKMARK" if r.satisfied else "CANCEL",
-        )
+    for name, (distance, angle, ok) in report.worst.items():
+        _residual_row(col, name, distance, angle, ok)
+    for line in (*report.overrides, *report.notes):
+        col.label(text=line, icon="INFO")
 
 
 classes = (REACH_UL_constraints, REACH_PT_main, REACH_PT_settings, REACH_PT_bone, REACH_PT_result)

@@ -185,8 +185,11 @@ class Constraint:
         return f"Constraint({self.name!r}, weight={self.weight})"
 
 
-def constraint_list(constraints: object) -> list[Constraint]:
-    """Validate the ``constraints`` argument of a solve: a non-empty iterable of Constraint."""
+def constraint_list(constraints: object) -> tuple[Constraint, ...]:
+    """Validate the ``constraints`` argument of a solve: a non-empty iterable of Constraint.
+
+    Returns them as a tuple: a solver's own copy, which cannot be changed under it.
+    """
     if constraints is None or isinstance(constraints, (str, bytes, Constraint)):
         raise InvalidInputError(
             f"constraints must be a list of solver.Constraint, got {constraints!r}"
@@ -201,4 +204,4 @@ def constraint_list(constraints: object) -> list[Constraint]:
     for k, c in enumerate(items):
         if not isinstance(c, Constraint):
             raise InvalidInputError(f"constraints[{k}] is not a solver.Constraint: {c!r}")
-    return items
+    return tuple(items)

@@ -2,7 +2,16 @@
 
 For a revolute joint with world axis ``u`` through pivot ``p`` the Jacobian
 columns are ``u x (r - p)`` for a point ``r`` and ``u x v`` for a unit vector
-``v`` (eqs. 3, 4); for a prismatic joint they are ``u`` and ``0``.
+``v`` (eqs. 3, 4); for a prismatic joint they are ``u`` and ``0``. Writing
+``u x (r - p) = p x u - r x u``, every column is ``moving - r x turning`` for a
+point and ``-v x turning`` for a direction, with per-joint ``turning`` (``u``,
+zero for prismatic) and ``moving`` (``p x u``, ``u`` for prismatic) computed
+once per forward pass: :meth:`Kinematics.columns` is the one place these
+columns are formed.
+
+Forward kinematics is one batched pass: every joint's local transform at once,
+then world transforms by prefix products along the tree by pointer doubling
+(``ceil(log2(depth))`` batched 4x4 products).
 """
 
 from __future__ import annotations
@@ -18,6 +27,11 @@ from .structure import REVOLUTE
 if TYPE_CHECKING:
     from .structure import Joint, Segment
 
+# Flat (row-major) positions in a 3x3 matrix of the entries of -[v]x:
+# -[v]x = [[0, v2, -v1], [-v2, 0, v0], [v1, -v0, 0]].
+_PLUS = np.array([5, 6, 1])  # entries equal to +v0, +v1, +v2
+_MINUS = np.array([7, 2, 3])  # entries equal to -v0, -v1, -v2
+
 
 @dataclass
 class Frames:
@@ -28,23 +42,31 @@ class Frames:
         origins: (n_segments, 3) segment origins, scene units.
         axes: (n_joints, 3) world joint axes (unit).
         pivots: (n_joints, 3) world joint pivots (points on the axes).
+        turning: (n_joints, 3) ``axes`` for revolute joints, zero for prismatic.
+        moving: (n_joints, 3) ``pivot x axis`` for revolute joints, ``axis`` for
+            prismatic: the part of a point's Jacobian column that does not
+            depend on the point.
     """
 
     rotations: np.ndarray
     origins: np.ndarray
     axes: np.ndarray
     pivots: np.ndarray
+    turning: np.ndarray
+    moving: np.ndarray
+
+
+_NEXT = np.array([1, 2, 0])
+_PREV = np.array([2, 0, 1])
 
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cross product of (..., 3) arrays; cheaper than ``np.cross``."""
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    out[..., 0] = a1 * b2 - a2 * b1
-    out[..., 1] = a2 * b0 - a0 * b2
-    out[..., 2] = a0 * b1 - a1 * b0
-    return out
+    """Row-wise cross product of (..., 3) arrays; cheaper than ``np.cross`` on small arrays.
+
+    ``(a x b)_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}`` (indices mod 3), with the
+    shifted components gathered by ``take``.
+    """
+    return a.take(_NEXT, -1) * b.take(_PREV, -1) - a.take(_PREV, -1) * b.take(_NEXT, -1)
 
 
 def _skew(u: np.ndarray) -> np.ndarray:
@@ -56,8 +78,41 @@ def _skew(u: np.ndarray) -> np.ndarray:
     return k
 
 
+def _doubling_rounds(parents: Sequence[int]) -> list[tuple[object, object]]:
+    """Index pairs ``(updated, source)`` of pointer doubling over a forest.
+
+    After applying ``T[updated] = T[source] @ T[updated]`` for every round in
+    order, ``T[i]`` is the product of the local transforms from the root down
+    to node ``i``. Contiguous index ranges become slices (no gather copies).
+    """
+    pointer = np.array(parents, dtype=int)
+    rounds: list[tuple[object, object]] = []
+    while np.any(pointer >= 0):
+        updated = np.flatnonzero(pointer >= 0)
+        source = pointer[updated]
+        rounds.append((index_or_slice(updated), index_or_slice(source)))
+        pointer = pointer.copy()
+        pointer[updated] = pointer[source]
+    return rounds
+
+
+def index_or_slice(index: np.ndarray) -> np.ndarray | slice:
+    """``index`` as a slice if it is a contiguous increasing range, else unchanged."""
+    if len(index) and np.array_equal(index, np.arange(index[0], index[0] + len(index))):
+        return slice(int(index[0]), int(index[0]) + len(index))
+    return index
+
+
 class Kinematics:
-    """Flattened, precomputed arrays of a figure for fast evaluation."""
+    """Flattened, precomputed arrays of a figure for fast evaluation.
+
+    The tree is flattened into *nodes*: one per joint (node ``j`` is joint
+    ``j``, its local transform the segment's rest transform, for a segment's
+    first joint, times the joint's motion) and one per joint-less segment (its
+    rest transform). A segment's frame is its last node's world transform; a
+    joint's axis and pivot are read from its own node (a rotation leaves its
+    axis and pivot fixed).
+    """
 
     def __init__(self, segments: Sequence[Segment], joints: Sequence[Joint]) -> None:
         self.n_segments = len(segments)
@@ -66,106 +121,125 @@ class Kinematics:
         self.segment_joints = [tuple(s.joints) for s in segments]
         self.local_axes = np.array([j.axis for j in joints], dtype=float).reshape(-1, 3)
         self.revolute = np.array([j.kind == REVOLUTE for j in joints], dtype=bool)
+        self.all_revolute = bool(self.revolute.all())
         self._skew = _skew(self.local_axes)
         self._skew2 = self._skew @ self._skew
         self._segments = segments  # the figure's own list: rest changes are re-read lazily
         self.stale = False
-        self.refresh_rest(segments)
         # ancestors[s, j]: joint j lies on the path from the root to segment s.
         self.ancestors = np.zeros((self.n_segments, self.n_joints), dtype=bool)
         for s, segment in enumerate(segments):
             if segment.parent >= 0:
                 self.ancestors[s] = self.ancestors[segment.parent]
             self.ancestors[s, list(segment.joints)] = True
+        self._flatten()
+        self.refresh_rest(segments)
+
+    def _flatten(self) -> None:
+        """Node parents, each segment's last node, and the doubling rounds."""
+        n_j = self.n_joints
+        bare = [s for s, js in enumerate(self.segment_joints) if not js]
+        self.bare_segments = np.array(bare, dtype=int)
+        node_of_bare = {s: n_j + k for k, s in enumerate(bare)}
+        last = np.empty(self.n_segments, dtype=int)
+        node_parent = np.full(n_j + len(bare), -1, dtype=int)
+        for s, js in enumerate(self.segment_joints):  # segments are in topological order
+            above = last[self.parents[s]] if self.parents[s] >= 0 else -1
+            for j in js:
+                node_parent[j] = above
+                above = j
+            if not js:
+                node_parent[node_of_bare[s]] = above
+                above = node_of_bare[s]
+            last[s] = above
+        self.segment_node = last
+        self.n_nodes = len(node_parent)
+        self.rounds = _doubling_rounds(node_parent)
 
     def refresh_rest(self, segments: Sequence[Segment]) -> None:
         """Re-read rest transforms after :meth:`Figure.set_rest`.
 
-        Each segment's rest transform is folded into its first joint's motion,
-        so forward kinematics does one 4x4 product per joint. Joint axes and
-        pivots are then expressed in a *base* frame: the parent segment's frame
-        for a segment's first joint (axis and pivot moved through the rest
-        transform), the frame after the previous joint otherwise.
+        Each segment's rest transform is folded into its first joint's motion:
+        ``restR @ Rot(q) = restR + sin(q) restR K + (1 - cos(q)) restR K^2``,
+        so the joints' local transforms need no matrix product at run time.
         """
         n_j = self.n_joints
-        self.rests = np.empty((self.n_segments, 4, 4))
-        for s, segment in enumerate(segments):
-            self.rests[s] = np.eye(4)
-            self.rests[s, :3, :3] = segment.rotation
-            self.rests[s, :3, 3] = segment.translation
-        self.first = np.array([js[0] for js in self.segment_joints if js], dtype=int)
-        self.first_segment = np.array([s for s, js in enumerate(self.segment_joints) if js], int)
-        self.base_axes = self.local_axes.copy()
-        self.base_pivots = np.zeros((n_j, 3))
-        rot = self.rests[self.first_segment, :3, :3]
-        self.base_axes[self.first] = np.einsum("kab,kb->ka", rot, self.local_axes[self.first])
-        self.base_pivots[self.first] = self.rests[self.first_segment, :3, 3]
-
-    def joint_motions(self, q: np.ndarray) -> np.ndarray:
-        """(n_joints, 3, 3) local rotations of all joints (identity for prismatic).
-
-        Rodrigues' formula, vectorised: ``R = I + sin(q) K + (1 - cos(q)) K^2``.
-        """
-        angle = np.where(self.revolute, q, 0.0)
-        s = np.sin(angle)[:, None, None]
-        c = (1.0 - np.cos(angle))[:, None, None]
-        return np.eye(3) + s * self._skew + c * self._skew2
-
-    def joint_transforms(self, q: np.ndarray) -> np.ndarray:
-        """(n_joints, 4, 4) local motions: rotations, or translations ``axis * q``."""
-        motions = np.zeros((self.n_joints, 4, 4))
-        motions[:, :3, :3] = self.joint_motions(q)
-        motions[:, :3, 3] = np.where(self.revolute, 0.0, q)[:, None] * self.local_axes
-        motions[:, 3, 3] = 1.0
-        return motions
+        rest_r = np.broadcast_to(np.eye(3), (n_j, 3, 3)).copy()
+        rest_t = np.zeros((n_j, 3))
+        for s, js in enumerate(self.segment_joints):
+            if js:  # the segment's first joint carries its rest transform
+                rest_r[js[0]] = segments[s].rotation
+                rest_t[js[0]] = segments[s].translation
+        self._rest_r = rest_r
+        self._rest_k = rest_r @ self._skew
+        self._rest_k2 = rest_r @ self._skew2
+        self._rest_t = rest_t
+        self._slide = np.einsum("jab,jb->ja", rest_r, self.local_axes)  # prismatic directions
+        template = np.zeros((self.n_nodes, 4, 4))
+        template[:, 3, 3] = 1.0
+        for k, s in enumerate(self.bare_segments):
+            template[n_j + k, :3, :3] = segments[s].rotation
+            template[n_j + k, :3, 3] = segments[s].translation
+        self._template = template
 
     def forward(self, q: np.ndarray) -> Frames:
-        """Forward kinematics for joint values ``q`` (n_joints,).
-
-        One 4x4 product per joint (rest transforms are folded into the first
-        joint of each segment) and per joint-less segment; the joint motions
-        themselves are built for all joints at once.
-        """
+        """Forward kinematics for joint values ``q`` (n_joints,)."""
         if self.stale:  # Figure.set_rest was called since the last pass
             self.refresh_rest(self._segments)
             self.stale = False
-        motions = self.joint_transforms(q)
-        if len(self.first):
-            motions[self.first] = self.rests[self.first_segment] @ motions[self.first]
-        frames = np.empty((self.n_segments, 4, 4))
-        base = np.empty((self.n_joints, 4, 4))  # frame each joint's axis is expressed in
-        world = np.eye(4)
-        rests, parents = self.rests, self.parents
-        for s, joints in enumerate(self.segment_joints):
-            p = parents[s]
-            t = world if p < 0 else frames[p]
-            if not joints:
-                frames[s] = t @ rests[s]
-                continue
-            for j in joints:
-                base[j] = t
-                t = t @ motions[j]
-            frames[s] = t
-        rot = base[:, :3, :3]
-        axes = np.einsum("jab,jb->ja", rot, self.base_axes)
-        pivots = base[:, :3, 3] + np.einsum("jab,jb->ja", rot, self.base_pivots)
-        return Frames(frames[:, :3, :3], frames[:, :3, 3], axes, pivots)
+        n_j = self.n_joints
+        angle = q if self.all_revolute else np.where(self.revolute, q, 0.0)
+        s = np.sin(angle)[:, None, None]
+        c = (1.0 - np.cos(angle))[:, None, None]
+        nodes = self._template.copy()
+        nodes[:n_j, :3, :3] = self._rest_r + s * self._rest_k + c * self._rest_k2
+        if self.all_revolute:
+            nodes[:n_j, :3, 3] = self._rest_t
+        else:
+            slide = np.where(self.revolute, 0.0, q)[:, None]
+            nodes[:n_j, :3, 3] = self._rest_t + slide * self._slide
+        for updated, source in self.rounds:
+            nodes[updated] = nodes[source] @ nodes[updated]
+        frames = nodes[self.segment_node]
+        joint_r = nodes[:n_j, :3, :3]
+        axes = (joint_r @ self.local_axes[:, :, None])[:, :, 0]
+        origins = nodes[:n_j, :3, 3]
+        if self.all_revolute:
+            pivots, turning = origins, axes
+            moving = cross(origins, axes)
+        else:
+            revolute = self.revolute[:, None]
+            pivots = origins - slide * axes
+            turning = np.where(revolute, axes, 0.0)
+            moving = np.where(revolute, cross(pivots, axes), axes)
+        return Frames(frames[:, :3, :3], frames[:, :3, 3], axes, pivots, turning, moving)
 
-    def point_columns(self, frames: Frames, point: np.ndarray, joints: np.ndarray) -> np.ndarray:
-        """Jacobian columns (len(joints), 3) of a world point w.r.t. ``joints``."""
-        axes = frames.axes[joints]
-        cols = cross(axes, point - frames.pivots[joints])
-        prismatic = ~self.revolute[joints]
-        if prismatic.any():
-            cols[prismatic] = axes[prismatic]
-        return cols
-
-    def direction_columns(
-        self, frames: Frames, direction: np.ndarray, joints: np.ndarray
+    @staticmethod
+    def columns(
+        frames: Frames,
+        vectors: np.ndarray,
+        has_point: bool,
+        joints: np.ndarray | slice,
+        coupling: np.ndarray,
     ) -> np.ndarray:
-        """Jacobian columns (len(joints), 3) of a world unit vector w.r.t. ``joints``."""
-        cols = cross(frames.axes[joints], direction)
-        prismatic = ~self.revolute[joints]
-        if prismatic.any():
-            cols[prismatic] = 0.0
-        return cols
+        """Jacobian (k, 3, n) of world vectors fixed to one segment w.r.t. ``n`` variables.
+
+        Args:
+            frames: a forward pass.
+            vectors: (k, 3) world vectors; row 0 is a point if ``has_point``,
+                the others (all, otherwise) are directions.
+            has_point: whether row 0 is a point.
+            joints: the joints that move the segment (indices or a slice).
+            coupling: (n_moving_joints, n) joint values per unit of each variable.
+        Returns:
+            ``d vectors[i] / d y`` stacked: columns of eqs. (3), (4) mapped
+            through ``coupling``.
+        """
+        turning = frames.turning[joints].T @ coupling  # (3, n)
+        neg_skew = np.zeros((len(vectors), 9))
+        neg_skew[:, _PLUS] = vectors
+        neg_skew[:, _MINUS] = -vectors
+        out = neg_skew.reshape(-1, 3, 3) @ turning  # -v x turning
+        if has_point:
+            out[0] += frames.moving[joints].T @ coupling
+        return out

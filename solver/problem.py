@@ -23,7 +23,7 @@ from .constraint import Constraint
 from .errors import InvalidInputError, UnknownNameError
 from .figure import Figure
 from .goals.base import Goal, Report
-from .kinematics import Frames, cross
+from .kinematics import Frames, Kinematics, index_or_slice
 from .linear import LinearSystem, coordinate_system
 
 
@@ -34,8 +34,8 @@ class _Part:
     segment: int  # -1 for a world-fixed goal part
     local: np.ndarray  # (3,)
     is_point: bool
-    joints: np.ndarray  # active joints that move it (indices into the figure's joints)
-    coupling: np.ndarray  # (len(joints), n) rows of the scaled coupling for those joints
+    joints: np.ndarray | slice  # active joints that move it (into the figure's joints)
+    coupling: np.ndarray  # (moving joints, n) rows of the scaled coupling for those joints
 
 
 @dataclass
@@ -54,13 +54,23 @@ class _Term:
     names: list[str]  # effector parts used, "point" first if present
     local: np.ndarray  # (k, 3) their local vectors
     has_point: bool
-    joints: np.ndarray  # active joints moving the effector segment
-    coupling: np.ndarray  # (len(joints), n)
-    prismatic: np.ndarray  # (len(joints),) bool
+    joints: np.ndarray | slice  # active joints moving the effector segment
+    coupling: np.ndarray  # (moving joints, n)
+    slots: dict[str, int]  # column offset of each effector part in a block row
+    last_blocks: object = None  # the goal's last block list and its stacked form
+    last_stacked: np.ndarray | None = None
 
-    def slot(self, name: str) -> int:
-        """Row offset of effector part ``name`` in the stacked Jacobian."""
-        return 3 * self.names.index(name)
+    def stacked_blocks(self, blocks: list, rows: int) -> np.ndarray:
+        """The effector blocks of a residual side by side, (m, 3k) (cached per list)."""
+        if blocks is self.last_blocks:
+            return self.last_stacked  # type: ignore[return-value]
+        out = np.zeros((rows, 3 * len(self.names)))
+        for key, block in blocks:
+            slot = self.slots.get(key)
+            if slot is not None:
+                out[:, slot : slot + 3] += block
+        self.last_blocks, self.last_stacked = blocks, out
+        return out
 
 
 @dataclass
@@ -100,8 +110,16 @@ class Evaluation:
 
     @property
     def reached(self) -> bool:
-        """Every constraint within the distance and angle tolerances."""
-        return all(self.problem.satisfied(r) for r in self.reports)
+        """Every constraint within the distance and angle tolerances.
+
+        Asked after every step: a goal that its residual shows to be missed
+        answers without building reports (:meth:`Goal.clearly_missed`).
+        """
+        p = self.problem
+        for t in self.terms:
+            if t.goal.clearly_missed(t.residual, p.tolerance, p.angle_tolerance):
+                return False
+        return all(p.satisfied(r) for r in self.reports)
 
     def gauss_newton_factor(self) -> np.ndarray:
         """``F`` (m, n): rows ``sqrt(2 w_i) J_i`` stacked, so ``F^T F`` = :meth:`gauss_newton`."""
@@ -166,6 +184,7 @@ class Problem:
         coordinate_rows = coordinate_system(figure)
         self._rows = coordinate_rows
         self.system = self._variable_system()
+        self._q_fixed = figure.coupling[:, self.fixed] @ self.base[self.fixed]
         self.terms = [self._term(c) for c in self.constraints]
         self.nfev = 0
 
@@ -213,13 +232,15 @@ class Problem:
             s = segments[s].parent
         return False
 
+    def _moving_joints(self, segment: int) -> np.ndarray:
+        """Active joints on the path from the root to ``segment``."""
+        return self.active_joints[self.kinematics.ancestors[segment, self.active_joints]]
+
     def _part(self, segment: int, local: np.ndarray, is_point: bool) -> _Part:
         if segment < 0:
             return _Part(-1, local, is_point, np.zeros(0, int), np.zeros((0, self.n)))
-        joints = self.active_joints[self.kinematics.ancestors[segment, self.active_joints]]
-        if not is_point:  # prismatic joints do not turn directions
-            joints = joints[self.kinematics.revolute[joints]]
-        return _Part(segment, local, is_point, joints, self.coupling[joints])
+        joints = self._moving_joints(segment)
+        return _Part(segment, local, is_point, index_or_slice(joints), self.coupling[joints])
 
     def _term(self, c: Constraint) -> _Term:
         seg = self.figure.segment_index(c.effector.segment)
@@ -234,7 +255,7 @@ class Problem:
                 for name, vec in goal.geometry().items():
                     parts[f"goal.{name}"] = self._part(carrier, vec, name in goal.point_parts)
             members.append(_Member(goal, parts))
-        joints = self.active_joints[self.kinematics.ancestors[seg, self.active_joints]]
+        joints = self._moving_joints(seg)
         return _Term(
             constraint=c,
             members=members,
@@ -242,9 +263,9 @@ class Problem:
             names=names,
             local=np.array([local[p] for p in names], dtype=float).reshape(-1, 3),
             has_point="point" in names,
-            joints=joints,
+            joints=index_or_slice(joints),
             coupling=self.coupling[joints],
-            prismatic=~self.kinematics.revolute[joints],
+            slots={p: 3 * k for k, p in enumerate(names)},
         )
 
     def _variable_system(self) -> LinearSystem:
@@ -257,6 +278,7 @@ class Problem:
         """Hold non-variable coordinates at ``coords`` (n_coords,) from now on."""
         self.base = np.array(coords, dtype=float)
         self.system = self._variable_system()
+        self._q_fixed = self.figure.coupling[:, self.fixed] @ self.base[self.fixed]
 
     # ------------------------------------------------------------- conversions
     def to_coordinates(self, y: np.ndarray) -> np.ndarray:
@@ -283,22 +305,30 @@ class Problem:
 
     # -------------------------------------------------------------- evaluation
     def frames(self, y: np.ndarray) -> Frames:
-        """Forward kinematics at variables ``y``."""
-        return self.kinematics.forward(self.figure.coupling @ self.to_coordinates(y))
+        """Forward kinematics at variables ``y``: joint values ``q = q_fixed + C y``."""
+        return self.kinematics.forward(self._q_fixed + self.coupling @ y)
 
     def evaluate(self, y: np.ndarray) -> Evaluation:
-        """Objective, gradient and per-constraint state at ``y`` (n,)."""
+        """Objective, gradient and per-constraint state at ``y`` (n,).
+
+        One forward pass; per constraint one batched Jacobian of its effector
+        parts. Reports in user units are left to :attr:`Evaluation.reports`.
+        """
         self.nfev += 1
         frames = self.frames(y)
         f = 0.0
-        g = np.zeros(self.n)
+        g = None
         values = []
         for term in self.terms:
             value = self._term_value(term, frames)
             values.append(value)
             if value.weight > 0.0:
-                f += value.weight * float(value.residual @ value.residual)
-                g += (2.0 * value.weight) * (value.jacobian.T @ value.residual)
+                res = value.residual
+                f += value.weight * float(res @ res)
+                step = (2.0 * value.weight) * (res @ value.jacobian)
+                g = step if g is None else g + step
+        if g is None:
+            g = np.zeros(self.n)
         return Evaluation(np.array(y, dtype=float), f, g, values, self)
 
     def value(self, y: np.ndarray) -> float:
@@ -316,36 +346,12 @@ class Problem:
             return frames.origins[part.segment] + rot @ part.local
         return rot @ part.local
 
-    def _jacobian(self, part: _Part, world: np.ndarray, frames: Frames) -> np.ndarray:
-        kin = self.kinematics
-        if part.is_point:
-            cols = kin.point_columns(frames, world, part.joints)
-        else:
-            cols = kin.direction_columns(frames, world, part.joints)
-        return cols.T @ part.coupling  # (3, n)
-
     def _effector(self, term: _Term, frames: Frames) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """World effector parts (k, 3) and the same keyed by part name."""
         world = term.local @ frames.rotations[term.segment].T
         if term.has_point:
             world[0] += frames.origins[term.segment]
         return world, dict(zip(term.names, world, strict=True))
-
-    def _effector_jacobian(self, term: _Term, world: np.ndarray, frames: Frames) -> np.ndarray:
-        """Stacked Jacobian (3k, n) of all effector parts, one batched cross product."""
-        k, joints = len(term.names), term.joints
-        if not len(joints):
-            return np.zeros((3 * k, self.n))
-        axes = frames.axes[joints]
-        vectors = np.repeat(world[:, None, :], len(joints), axis=1)
-        if term.has_point:
-            vectors[0] -= frames.pivots[joints]
-        cols = cross(axes[None, :, :], vectors)  # (k, joints, 3), eqs. (3), (4)
-        if term.prismatic.any():
-            cols[:, term.prismatic] = 0.0
-            if term.has_point:
-                cols[0, term.prismatic] = axes[term.prismatic]
-        return cols.transpose(0, 2, 1).reshape(3 * k, len(joints)) @ term.coupling
 
     def _term_value(self, term: _Term, frames: Frames) -> TermValue:
         world, effector = self._effector(term, frames)
@@ -355,21 +361,24 @@ class Problem:
             for key, part in member.parts.items():
                 geometry[key[5:]] = self._world(part, frames)
             res, blocks = member.goal.residual(effector, geometry)
+            if len(term.members) == 1:
+                best = (0.0, member, geometry, res, blocks)
+                break
             size = float(res @ res)
             if best is None or size < best[0]:
                 best = (size, member, geometry, res, blocks)
         assert best is not None
         _, member, geometry, res, blocks = best
-        stacked = self._effector_jacobian(term, world, frames)
-        jac = np.zeros((len(res), self.n))
+        columns = Kinematics.columns(frames, world, term.has_point, term.joints, term.coupling)
+        jac = term.stacked_blocks(blocks, len(res)) @ columns.reshape(3 * len(world), self.n)
         for key, block in blocks:
-            if key in effector:
-                row = term.slot(key)
-                jac += block @ stacked[row : row + 3]
-                continue
             part = member.parts.get(key)
-            if part is not None and len(part.joints):
-                jac += block @ self._jacobian(part, geometry[key[5:]], frames)
+            if part is not None and part.coupling.shape[0]:
+                vector = geometry[key[5:]]
+                cols = Kinematics.columns(
+                    frames, vector[None], part.is_point, part.joints, part.coupling
+                )
+                jac = jac + block @ cols[0]
         return TermValue(term.constraint.weight, res, jac, member.goal, effector, geometry)
 
     def check_goals(self, y: np.ndarray) -> None:

@@ -89,6 +89,11 @@ class ScaledEvaluation:
         """Every constraint within tolerance (unchanged by scaling)."""
         return self.raw.reached  # type: ignore[attr-defined]
 
+    def gauss_newton_factor(self) -> np.ndarray:
+        """Scaled factor ``F D / L`` (m, n): its ``F^T F`` is :meth:`gauss_newton`."""
+        factor = self.raw.gauss_newton_factor()  # type: ignore[attr-defined]
+        return factor * (self._scaled.unit / self._scaled.length)
+
     def gauss_newton(self) -> np.ndarray:
         """Scaled Gauss-Newton matrix (n, n)."""
         if self._gn is None:

@@ -422,3 +422,45 @@ def test_degenerate_limits_fuzz(seed: int, hessian: str) -> None:
         outcome, worst = _run_recording_violation(evaluate, y0, system, hessian)
         assert worst <= 1e-12
         assert outcome.status != Status.MAX_ITERATIONS
+
+
+@dataclass
+class _Sloped:
+    f: float
+    g: np.ndarray
+    reached: bool = False
+
+    def gauss_newton(self) -> np.ndarray:
+        return np.eye(len(self.g))
+
+
+@pytest.mark.parametrize("hessian", HESSIANS)
+def test_a_failed_line_search_is_not_called_kuhn_tucker(hessian: str) -> None:
+    """No decrease along ``-H g`` with ``g^T H g`` above Step 2's threshold: NO_PROGRESS.
+
+    The objective rises along the reported descent direction (a gradient of the
+    wrong sign, as extreme curvature makes it look to the line search), with a
+    predicted decrease of 1e-12 -- small, but 10x Step 2's test. This used to be
+    reported as a Kuhn-Tucker point.
+    """
+
+    def evaluate(y: np.ndarray) -> _Sloped:
+        return _Sloped(0.1 + 1e-6 * float(y[0]), np.array([-1e-6, 0.0]))
+
+    outcome = minimize(evaluate, np.zeros(2), _system(np.zeros((0, 2))), make_strategy(hessian))
+    assert outcome.status == Status.NO_PROGRESS
+    assert outcome.nit == 0
+
+
+def test_scaled_evaluation_offers_the_gauss_newton_factor() -> None:
+    """The solver runs on scaled evaluations; their factor must match their matrix."""
+    from solver.scale import ScaledProblem
+
+    fig = planar_arm()
+    fig.add_segment("slider", parent="lower", translation=(1.0, 0.0, 0.0))
+    fig.add_prismatic("slider", "x", -1.0, 1.0, name="p")
+    problem = Solver(fig, [_reach("slider", (0.5, 1.5, 0.0))]).problem
+    scaled = ScaledProblem(problem, 2.5)
+    e = scaled.evaluate(np.array([0.3, -0.4, 0.2]))
+    factor = e.gauss_newton_factor()
+    np.testing.assert_allclose(factor.T @ factor, e.gauss_newton(), rtol=1e-12, atol=1e-14)

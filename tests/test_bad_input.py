@@ -382,6 +382,12 @@ def test_constraints_that_are_not_a_list_of_constraints(constraints: object) -> 
         solve(arm(), constraints)
 
 
+@pytest.mark.parametrize("callback", ["print", 3, [print]], ids=repr)
+def test_a_callback_that_cannot_be_called_is_rejected(callback: object) -> None:
+    with pytest.raises(InvalidInputError, match="callback"):
+        solve(arm(), [tip()], callback=callback)
+
+
 def test_a_non_constraint_in_the_list_is_named_by_position() -> None:
     with pytest.raises(InvalidInputError, match=r"constraints\[1\]"):
         solve(arm(), [tip(), "tip"])

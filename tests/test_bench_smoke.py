@@ -144,6 +144,7 @@ def smoke_runs():
 def test_every_non_blender_peer_returns_graded_results(smoke_runs):
     expected = {
         "Reach IK",
+        "Reach IK, tolerance 1e-5",
         "TRAC-IK",
         "scipy least_squares",
         "scipy SLSQP",
@@ -192,3 +193,14 @@ def test_readme_section_is_replaced_in_place(smoke_runs, tmp_path):
     text = readme.read_text()
     assert "old figures" not in text and text.startswith("# T\n\n## How it compares\n")
     assert "| iiwa7 pose |" in text and text.endswith("\n## Layout\n\nkept\n")
+
+
+def test_a_saved_run_is_rewritten_with_new_notes(smoke_runs, tmp_path):
+    from bench.__main__ import main
+    from bench.report import SAVED, BenchRun, save_run
+
+    run = BenchRun(chains=smoke_runs, tasks=[], tracks=[], checks=[], notes="old notes")
+    save_run(run, tmp_path / SAVED)
+    assert main(["--rewrite", "--out", str(tmp_path)]) == 0
+    text = (tmp_path / "RESULTS.md").read_text()
+    assert "old notes" not in text and run.machine in text and "| iiwa7 pose |" in text

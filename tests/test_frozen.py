@@ -94,6 +94,15 @@ def _tip(fig: Figure, coords: np.ndarray) -> np.ndarray:
     return fig.forward(coords)["hand"][:3, 3]
 
 
+def test_the_solver_keeps_its_own_unchangeable_constraint_list() -> None:
+    constraints = [reach()]
+    solver = Solver(two_link(), constraints)
+    constraints.append(reach(PositionGoal((0.0, 0.0, 2.0))))  # the caller's list is theirs
+    assert len(solver.constraints) == 1
+    with pytest.raises(AttributeError):
+        solver.constraints.append(reach())  # type: ignore[attr-defined]
+
+
 def test_retargeting_between_solves_is_honoured_and_warm_started() -> None:
     fig = two_link()
     goal = PositionGoal((1.0, 1.0, 0.0))

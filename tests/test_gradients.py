@@ -116,6 +116,22 @@ def test_objective_is_weighted_sum_of_constraints(args) -> None:
     assert np.isclose(got, expected, rtol=1e-10, atol=1e-12)
 
 
+def test_a_problem_without_variables_evaluates() -> None:
+    """Every joint locked: the objective is still the weighted sum and the gradient empty."""
+    from solver import EndEffector, PositionGoal
+
+    fig = Figure()
+    fig.add_segment("s0")
+    fig.add_revolute("s0", "z", -1.0, 1.0, rigidity=1.0, name="locked")
+    fig.add_segment("s1", "s0", (1.0, 0.0, 0.0))
+    c = Constraint(EndEffector("s1"), PositionGoal((0.0, 2.0, 0.0)), weight=3.0)
+    problem = problem_at(fig, [c], np.array([0.5]))
+    e = problem.evaluate(np.zeros(0))
+    tip = np.array([np.cos(0.5), np.sin(0.5), 0.0])
+    assert e.g.shape == (0,)
+    assert np.isclose(e.f, 3.0 * float((tip - (0.0, 2.0, 0.0)) @ (tip - (0.0, 2.0, 0.0))))
+
+
 def _unscaled_twin(fig: Figure) -> Figure:
     """The same tree and joints with every rigidity zero."""
     twin = Figure()

@@ -107,7 +107,7 @@ def test_rodrigues_matches_the_matrix_exponential(seed: int) -> None:
     for n in range(1, 40):
         term = term @ (q * k) / n
         expm = expm + term
-    assert np.allclose(kin.joint_motions(np.array([q]))[0], expm, atol=1e-12)
+    assert np.allclose(kin.forward(np.array([q])).rotations[0], expm, atol=1e-12)
 
 
 def test_planar_chain_forward_kinematics_closed_form() -> None:

@@ -145,8 +145,42 @@ class Goal:
         res, _ = self.residual(e, g)
         return float(res @ res)
 
+    def clearly_missed(self, res: np.ndarray, tolerance: float, angle_tolerance: float) -> bool:
+        """Cheap test on the residual ``res`` (m,): True only if the goal is surely unmet.
+
+        The optimiser asks "is every goal met?" after every step; goals whose
+        residual bounds their report answer "no" from it, so the report (in
+        user units) is only built near the goal. False means "not sure".
+
+        Args:
+            res: the residual :meth:`residual` returned.
+            tolerance: distance tolerance, scene units.
+            angle_tolerance: angle tolerance, degrees.
+        """
+        return False
+
     def check_geometry(self, e: dict[str, Vec], g: dict[str, Vec], label: str) -> None:
         """Raise :class:`InvalidInputError` if the goal is undefined at ``e``, ``g``."""
+
+
+#: Slack of :meth:`Goal.clearly_missed` so rounding never calls a met goal missed.
+MISS_MARGIN = 1.0 + 1e-9
+
+
+def chord_squared(degrees: float) -> float:
+    """``|a - b|^2`` of unit vectors ``degrees`` apart: ``(2 sin(theta / 2))^2``, capped at 4."""
+    half = math.radians(min(max(degrees, 0.0), 180.0)) / 2.0
+    return 4.0 * math.sin(half) ** 2
+
+
+def parts_missed(res: np.ndarray, scales: list[float], limits: list[float | None]) -> bool:
+    """Whether any 3-row part ``k`` of ``res`` is ``scales[k] * (difference)`` with
+    ``|difference|^2`` above ``limits[k]`` (None: that part has no limit)."""
+    squares = (res * res).reshape(-1, 3).sum(axis=1)
+    for square, scale, limit in zip(squares, scales, limits, strict=True):
+        if limit is not None and scale > 0.0 and square > MISS_MARGIN * scale * scale * limit:
+            return True
+    return False
 
 
 def angle_between(a: Vec, b: Vec) -> float:

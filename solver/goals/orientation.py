@@ -7,7 +7,17 @@ import numpy as np
 from .._checks import per_item
 from ..errors import InvalidInputError
 from ..rotations import pose_parts
-from .base import Blocks, Goal, Report, Vec, Vector, angle_between, commensurate_factor
+from .base import (
+    Blocks,
+    Goal,
+    Report,
+    Vec,
+    Vector,
+    angle_between,
+    chord_squared,
+    commensurate_factor,
+    parts_missed,
+)
 
 _I = np.eye(3)
 
@@ -130,7 +140,14 @@ class OrientationGoal(DirectionWeights):
     def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
         scales = self._scales()
         res = np.concatenate([c * (e[p] - g[p]) for p, c in scales.items()])
-        return res, orientation_blocks(scales)
+        key = tuple(scales.items())
+        if self.__dict__.get("_blocks_key") != key:  # constant while the weights are
+            self._blocks_key, self._blocks = key, orientation_blocks(scales)
+        return res, self._blocks
+
+    def clearly_missed(self, res: np.ndarray, tolerance: float, angle_tolerance: float) -> bool:
+        scales = list(self._scales().values())
+        return parts_missed(res, scales, [chord_squared(angle_tolerance)] * len(scales))
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
         return Report(None, max(angle_between(e[p], g[p]) for p in self.needs))

@@ -2,9 +2,14 @@
 
 import numpy as np
 
-from .base import Blocks, Goal, Report, Vec, Vector, length
+from .base import MISS_MARGIN, Blocks, Goal, Report, Vec, Vector, length
 
 _I = np.eye(3)
+_I.setflags(write=False)
+_MINUS_I = -_I
+_MINUS_I.setflags(write=False)
+#: Derivative blocks of ``r - p``: constant, so one shared (read-only) list.
+_BLOCKS: Blocks = [("point", _I), ("goal.point", _MINUS_I)]
 
 
 class PositionGoal(Goal):
@@ -24,7 +29,10 @@ class PositionGoal(Goal):
         self._set_carrier(carrier)
 
     def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
-        return e["point"] - g["point"], [("point", _I), ("goal.point", -_I)]
+        return e["point"] - g["point"], _BLOCKS
+
+    def clearly_missed(self, res: np.ndarray, tolerance: float, angle_tolerance: float) -> bool:
+        return float(res @ res) > MISS_MARGIN * tolerance * tolerance
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
         return Report(length(e["point"] - g["point"]), None)

@@ -8,7 +8,16 @@ import numpy as np
 from .._checks import real_number
 from ..errors import InvalidInputError
 from ..rotations import pose_parts
-from .base import Blocks, Report, Vec, Vector, angle_between, length
+from .base import (
+    Blocks,
+    Report,
+    Vec,
+    Vector,
+    angle_between,
+    chord_squared,
+    length,
+    parts_missed,
+)
 from .orientation import DirectionWeights, check_independent, degree_pair, orientation_blocks
 
 
@@ -106,19 +115,27 @@ class PositionOrientationGoal(DirectionWeights):
     def geometry_parts(self) -> tuple[str, ...]:  # type: ignore[override]
         return self.needs
 
-    def _blocks(self) -> Blocks:
-        """Derivative blocks; constant for given weights and directions, so cached."""
-        key = (self.position_weight, self.cx, self.cy, self.directions)
+    def _constants(self) -> tuple[tuple[str, ...], np.ndarray, Blocks]:
+        """Parts, (m,) residual scales and derivative blocks.
+
+        Constant for given weights and directions (which cannot be switched
+        on or off after construction), so cached on the weights.
+        """
+        key = (self._position_weight, self.cx, self.cy)
         if self.__dict__.get("_cache_key") != key:
-            sp = math.sqrt(self.position_weight)
+            sp = math.sqrt(self._position_weight)
             scales = self._scales()
             blocks = orientation_blocks(scales)
             position = np.zeros((3 + 3 * len(scales), 3))
             position[:3] = sp * np.eye(3)
             shifted = [(part, np.vstack((np.zeros((3, 3)), b))) for part, b in blocks]
-            self._cached_blocks = [("point", position), ("goal.point", -position), *shifted]
+            self._cached = (
+                ("point", *scales),
+                np.repeat([sp, *scales.values()], 3),
+                [("point", position), ("goal.point", -position), *shifted],
+            )
             self._cache_key = key
-        return self._cached_blocks
+        return self._cached
 
     def _scales(self) -> dict[str, float]:
         """``sqrt(w_o) c_d`` per aligned direction (hot path: read attributes once)."""
@@ -132,10 +149,17 @@ class PositionOrientationGoal(DirectionWeights):
         return scales
 
     def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
-        sp = math.sqrt(self.position_weight)
-        pieces = [sp * (e["point"] - g["point"])]
-        pieces += [c * (e[p] - g[p]) for p, c in self._scales().items()]
-        return np.concatenate(pieces), self._blocks()
+        parts, scales, blocks = self._constants()
+        here = np.concatenate([e[p] for p in parts])
+        there = np.concatenate([g[p] for p in parts])
+        return scales * (here - there), blocks
+
+    def clearly_missed(self, res: np.ndarray, tolerance: float, angle_tolerance: float) -> bool:
+        w = self.position_weight
+        scales = [math.sqrt(w), *self._scales().values()]
+        chord = chord_squared(angle_tolerance) if w < 1.0 else None
+        limits = [tolerance * tolerance if w > 0.0 else None] + [chord] * (len(scales) - 1)
+        return parts_missed(res, scales, limits)
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
         distance = length(e["point"] - g["point"])

@@ -57,11 +57,13 @@ def bfgs_update(h: np.ndarray, sigma: np.ndarray, y: np.ndarray) -> np.ndarray:
     hy = h @ y
     sy = float(sigma @ y)
     yhy = float(y @ hy)
-    return (
-        h
-        + ((1.0 + yhy / sy) * np.outer(sigma, sigma) - np.outer(sigma, hy) - np.outer(hy, sigma))
-        / sy
-    )
+    # The correction ((1 + yHy/sy) s s^T - s (Hy)^T - Hy s^T) / sy is s w^T + w s^T
+    # with w = ((1 + yHy/sy) s / 2 - Hy) / sy: one outer product and its transpose.
+    w = (0.5 * (1.0 + yhy / sy) * sigma - hy) / sy
+    half = np.outer(sigma, w)
+    out = h + half
+    out += half.T
+    return out
 
 
 def dfp_update(h: np.ndarray, sigma: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -211,11 +211,10 @@ def minimize(
                 h, fresh = seeded(e), True
                 reseeds += 1
                 continue
-            # Round-off stops the search; call it a Kuhn-Tucker point when the
-            # projected step predicts no meaningful decrease and no multiplier
-            # has the wrong sign.
-            near = predicted <= 1e3 * kt_tolerance * (1.0 + e.f)
-            status = Status.KUHN_TUCKER if near and beta_k < 0 else Status.NO_PROGRESS
+            # No decrease along a fresh direction: a Kuhn-Tucker point only if
+            # Step 2's own test holds (a looser test called points with a large
+            # projected gradient, but extreme curvature, Kuhn-Tucker points).
+            status = Status.KUHN_TUCKER if stationary and beta_k < 0 else Status.NO_PROGRESS
             break
         fresh = False
         sigma = y_new - y

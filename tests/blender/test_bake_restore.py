@@ -8,9 +8,10 @@ keyframe properties), and the pose (un-keyed edits of keyed channels included).
 
 from __future__ import annotations
 
+import importlib
 import math
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import ModuleType
 
 import bpy
@@ -18,6 +19,7 @@ import numpy as np
 import pytest
 
 from tests.blender.bake_support import keyframes_of, modal_operator
+from tests.blender.conftest import load_empty_file
 from tests.blender.reach_scenes import activate, add_constraint, add_empty, fcurves, make_chain
 
 FRAMES = 30
@@ -96,20 +98,25 @@ def _assert_unchanged(obj: bpy.types.Object, before: dict, ik: bpy.types.Constra
         assert np.array_equal(values, after["pose"][name]), name
 
 
+def failing_on_call(original: Callable, k: int, exc: BaseException) -> Callable:
+    """``original`` wrapped so that its k-th call (1-based) raises ``exc``; ``.calls`` counts."""
+
+    def wrapper(*args: object, **kwargs: object) -> object:
+        wrapper.calls += 1
+        if wrapper.calls == k:
+            raise exc
+        return original(*args, **kwargs)
+
+    wrapper.calls = 0
+    return wrapper
+
+
 @pytest.fixture
 def fail_at_solve(extension: ModuleType, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     """``fail_at_solve(k, exc)``: the k-th solve (1-based) of the next bake raises ``exc``."""
-    original = extension.solver.Solver.solve
 
     def arm(k: int, exc: BaseException) -> None:
-        calls = [0]
-
-        def solve(self: object, *args: object, **kwargs: object) -> object:
-            calls[0] += 1
-            if calls[0] == k:
-                raise exc
-            return original(self, *args, **kwargs)
-
+        solve = failing_on_call(extension.solver.Solver.solve, k, exc)
         monkeypatch.setattr(extension.solver.Solver, "solve", solve)
 
     yield arm
@@ -151,19 +158,11 @@ def test_error_while_writing_keys_restores_everything(
     obj, ik = _rig(keyed)
     before = _snapshot(obj)
     compat = extension.bridge.compat
-    original = compat.ensure_fcurve
-    calls = [0]
-
-    def ensure_fcurve(*args: object, **kwargs: object) -> object:
-        calls[0] += 1
-        if calls[0] == 4:
-            raise MemoryError("out of memory while keying")
-        return original(*args, **kwargs)
-
+    ensure_fcurve = failing_on_call(compat.ensure_fcurve, 4, MemoryError("out of memory"))
     monkeypatch.setattr(compat, "ensure_fcurve", ensure_fcurve)
     with pytest.raises(RuntimeError, match="nothing written: MemoryError"):
         bpy.ops.reach.bake(mode=mode)
-    assert calls[0] == 4, "the write did not get as far as the fourth channel"
+    assert ensure_fcurve.calls == 4, "the write did not get as far as the fourth channel"
     _assert_unchanged(obj, before, ik)
 
 
@@ -248,3 +247,72 @@ def test_successful_bake_keeps_unbaked_pose_edits(clean_scene: bpy.types.Scene) 
     b1 = obj.pose.bones["b1"]
     assert np.array_equal(np.array(b1.scale), before["b1"][-3:])
     assert not np.allclose(np.array(b1.rotation_quaternion), before["b1"][3:7])  # baked
+
+
+def test_esc_after_the_keys_are_written_restores_everything(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """ESC while the bake measures the played-back frames (keys already written)."""
+    for keyed in (True, False):
+        load_empty_file()
+        obj, ik = _rig(keyed)
+        before = _snapshot(obj)
+        op, context = modal_operator(extension, obj)
+        assert op.invoke(context, None) == {"RUNNING_MODAL"}
+        for _ in range(FRAMES + 3):
+            assert op.modal(context, TIMER) == {"RUNNING_MODAL"}
+        assert op._job.n_keys > 0 and not ik.mute  # written, IK active: measuring playback
+        assert op.modal(context, ESC) == {"CANCELLED"}
+        _assert_unchanged(obj, before, ik)
+
+
+def test_failure_while_measuring_restores_everything(
+    clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    obj, ik = _rig()
+    before = _snapshot(obj)
+    bake = importlib.import_module(f"{extension.__name__}.bridge.bake")
+    error = ReferenceError("StructRNA of type Object has been removed")
+    monkeypatch.setattr(bake, "measure", failing_on_call(bake.measure, 4, error))
+    with pytest.raises(RuntimeError, match="frame 4, nothing written: ReferenceError"):
+        bpy.ops.reach.bake()
+    _assert_unchanged(obj, before, ik)
+
+
+def test_failure_before_the_bake_starts_is_reported_without_traceback(
+    clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    obj, ik = _rig()
+    before = _snapshot(obj)
+    bake = importlib.import_module(f"{extension.__name__}.bridge.bake")
+    capture = failing_on_call(bake.SceneState.capture, 1, KeyError("pose"))
+    monkeypatch.setattr(bake.SceneState, "capture", capture)
+    with pytest.raises(RuntimeError, match="KeyError") as raised:
+        bpy.ops.reach.bake()
+    assert "Traceback" not in str(raised.value)
+    _assert_unchanged(obj, before, ik)
+
+
+def test_error_while_writing_into_an_empty_action_leaves_it_empty(
+    clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An assigned action without keys keeps no layer, slot, group or F-curve of the bake."""
+    obj, ik = _rig(keyed=False)
+    action = bpy.data.actions.new("Empty")
+    obj.animation_data_create().action = action
+
+    def layout() -> tuple:
+        ad = obj.animation_data
+        if bpy.app.version < (4, 4, 0):
+            return (ad.action, len(action.fcurves), len(action.groups))
+        return (ad.action, ad.action_slot, len(action.layers), len(action.slots))
+
+    before, layout_before = _snapshot(obj), layout()
+    compat = extension.bridge.compat
+    monkeypatch.setattr(
+        compat, "ensure_fcurve", failing_on_call(compat.ensure_fcurve, 3, OSError())
+    )
+    with pytest.raises(RuntimeError, match="nothing written: OSError"):
+        bpy.ops.reach.bake()
+    assert layout() == layout_before
+    _assert_unchanged(obj, before, ik)

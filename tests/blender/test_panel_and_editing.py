@@ -105,6 +105,17 @@ def test_panel_draws_every_section(clean_scene: bpy.types.Scene, extension: Modu
         assert sum(text.startswith(f"{item.name}: ") for text in labels) == 1, item.name
 
 
+def test_panel_draws_a_bake_report(clean_scene: bpy.types.Scene, extension: ModuleType) -> None:
+    obj = make_chain()
+    add_constraint(obj, "b2", add_empty("T", (1.0, 0.5, 2.0)), "POSITION")
+    clean_scene.frame_start, clean_scene.frame_end = 1, 3
+    run_op(bpy.ops.reach.bake)
+    labels = [text for kind, text in _draw_all(obj, extension) if kind == "label"]
+    assert "Baked 3 frames: every goal reached (measured on Blender's pose)" in labels
+    assert sum(text.startswith("b2 Position: ") for text in labels) == 1
+    assert len(obj.reach_ik.residuals) == 0  # the result is runtime state, not ID data
+
+
 def test_list_rows_draw(clean_scene: bpy.types.Scene, extension: ModuleType) -> None:
     obj = make_chain()
     item = add_constraint(obj, "b2", add_empty("T", (1.0, 0.0, 2.0)), "HALF_SPACE")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tests.blender.conftest import world_bone_tail
-from tests.blender.reach_scenes import add_constraint, add_empty, channel_set, make_chain
+from tests.blender.reach_scenes import activate, add_constraint, add_empty, channel_set, make_chain
 
 
 def _session(extension: ModuleType, obj: bpy.types.Object) -> object:
@@ -43,3 +43,15 @@ def test_scene_errors_are_reach_errors(clean_scene: bpy.types.Scene, extension: 
     assert issubclass(rig.RigError, extension.solver.ReachError)
     with pytest.raises(rig.RigError, match="no enabled Reach constraints"):
         _session(extension, obj)
+
+
+def test_list_edits_refuse_bad_input_and_change_nothing(clean_scene: bpy.types.Scene) -> None:
+    obj = make_chain()
+    activate(obj)
+    with pytest.raises(RuntimeError, match="target object 'nope' not found"):
+        bpy.ops.reach.constraint_add(bone="b2", target="nope")
+    with pytest.raises(RuntimeError, match="bone 'b9' not found"):
+        bpy.ops.reach.pin(bone="b9")
+    assert bpy.ops.reach.convert_ik() == {"CANCELLED"}  # no built-in IK: a warning
+    assert bpy.ops.reach.constraint_move(direction="UP") == {"CANCELLED"}
+    assert len(obj.reach_ik.constraints) == 0 and set(bpy.data.objects.keys()) == {"Chain"}

@@ -1,0 +1,122 @@
+"""Editing an armature's list of Reach constraints: add, remove, move, convert built-in IK.
+
+Each function changes the list (``settings.constraints``) and returns the sentence the
+operator reports, or raises :class:`.rig_joints.RigError` (bad input, nothing changed) or
+:class:`NothingToDoError` (nothing to change). ``bpy`` is used only through the objects passed in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .rig_joints import RigError
+
+
+class NothingToDoError(RigError):
+    """The request is valid but changes nothing (reported as a warning)."""
+
+
+def _unique_name(settings: object, base: str) -> str:
+    names = {c.name for c in settings.constraints}
+    if base not in names:
+        return base
+    k = 1
+    while f"{base}.{k:03d}" in names:
+        k += 1
+    return f"{base}.{k:03d}"
+
+
+def append(settings: object, name: str, bone: str, target: object, goal_type: str) -> object:
+    """A new constraint item (name made unique), made the active one; returns it."""
+    item = settings.constraints.add()
+    item.name = _unique_name(settings, name)
+    item.bone = bone
+    item.goal_type = goal_type
+    item.target = target
+    settings.active_index = len(settings.constraints) - 1
+    return item
+
+
+def check_bone(obj: object, bone: str) -> str:
+    """``bone`` if the armature has it; RigError naming it otherwise."""
+    if not bone or bone not in obj.data.bones:
+        raise RigError(f"no active bone (or bone '{bone}' not found)")
+    return bone
+
+
+def remove_active(settings: object) -> str:
+    """Remove the active constraint; return the report sentence."""
+    index = settings.active_index
+    if not 0 <= index < len(settings.constraints):
+        raise RigError("no constraint selected")
+    name = settings.constraints[index].name
+    settings.constraints.remove(index)
+    settings.active_index = min(index, len(settings.constraints) - 1)
+    return f"removed '{name}'"
+
+
+def move_active(settings: object, direction: str) -> str:
+    """Move the active constraint one place ``"UP"`` or ``"DOWN"``."""
+    index = settings.active_index
+    new = index - 1 if direction == "UP" else index + 1
+    if not (0 <= index < len(settings.constraints) and 0 <= new < len(settings.constraints)):
+        raise NothingToDoError("cannot move further")
+    settings.constraints.move(index, new)
+    settings.active_index = new
+    return f"moved '{settings.constraints[new].name}' to {new + 1}"
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """Outcome of :func:`convert_builtin_ik`: the new constraint names, what was left."""
+
+    converted: tuple[str, ...]
+    skipped: tuple[str, ...]
+
+    def text(self) -> str:
+        """The report sentence."""
+        note = f"; skipped: {', '.join(self.skipped)}" if self.skipped else ""
+        return (
+            f"converted {len(self.converted)} IK constraint(s) (now muted): "
+            f"{', '.join(self.converted)}{note}"
+        )
+
+
+def convert_builtin_ik(obj: object) -> Conversion:
+    """Turn the armature's unmuted built-in IK constraints into Reach constraints, muting them.
+
+    Target, tail/head effector, chain length, weight and the rotation weight carry over; a
+    pole target does not (it is listed as skipped), nor does an IK without a target.
+
+    Raises:
+        NothingToDoError: the armature has no unmuted built-in IK constraint with a target.
+    """
+    settings = obj.reach_ik
+    converted, skipped = [], []
+    for pb in obj.pose.bones:
+        for con in pb.constraints:
+            if con.type != "IK" or con.mute:
+                continue
+            if con.target is None:
+                skipped.append(f"{pb.name}/{con.name} (no target)")
+                continue
+            goal_type = "POSITION_ORIENTATION" if con.use_rotation else "POSITION"
+            item = append(settings, f"{pb.name} {con.name}", pb.name, con.target, goal_type)
+            item.effector = "TAIL" if con.use_tail else "HEAD"
+            item.target_bone = con.subtarget if con.target.type == "ARMATURE" else ""
+            item.target_head_tail = 0.0 if item.target_bone else 1.0
+            item.weight = con.weight
+            if con.use_rotation:
+                total = con.weight + con.orient_weight
+                item.position_weight = con.weight / total if total > 0.0 else 0.5
+            if con.chain_count > 0:
+                item.chain_mode = "LENGTH"
+                item.chain_length = con.chain_count
+            con.mute = True
+            converted.append(item.name)
+            if con.pole_target is not None:
+                skipped.append(f"{pb.name}/{con.name} pole target (not converted)")
+    settings.active_index = max(len(settings.constraints) - 1, 0)
+    if not converted:
+        raise NothingToDoError("no built-in IK constraint to convert")
+    return Conversion(tuple(converted), tuple(skipped))
