@@ -16,7 +16,7 @@ from .optimizer import HESSIANS, HessianStrategy, Outcome, Status, make_strategy
 from .problem import Problem
 from .restarts import StartSampler, better
 from .result import IKResult, Residual, stop_message
-from .scale import ScaledProblem, characteristic_length
+from .scale import ScaledEvaluation, ScaledProblem, characteristic_length
 
 #: Default distance tolerance as a fraction of the characteristic length.
 RELATIVE_TOLERANCE = 1e-5
@@ -150,16 +150,16 @@ class Solver:
         self,
         problem: ScaledProblem,
         z0: np.ndarray,
-        callback: object,
+        callback: Callable[[np.ndarray, float], None] | None,
         deadline: float | None = None,
-    ) -> Outcome:
+    ) -> Outcome[ScaledEvaluation]:
         return minimize(
             problem.evaluate,
             z0,
             problem.system,
             self._strategy,
             self.max_iterations,
-            callback,  # type: ignore[arg-type]
+            callback,
             deadline=deadline,
         )
 
@@ -240,11 +240,14 @@ class Solver:
         problem.check_goals(y0)
         problem.nfev = 0
         scaled = ScaledProblem(problem, self.length)
-        wrapped = None
+        wrapped: Callable[[np.ndarray, float], None] | None = None
         if callback is not None:
+            user_callback = callback
 
-            def wrapped(z: np.ndarray, f: float) -> None:
-                callback(problem.to_coordinates(scaled.to_y(z)), f / scaled.inverse_square)
+            def in_coordinates(z: np.ndarray, f: float) -> None:
+                user_callback(problem.to_coordinates(scaled.to_y(z)), f / scaled.inverse_square)
+
+            wrapped = in_coordinates
 
         deadline = None if self.time_limit is None else clock + self.time_limit
         z0 = scaled.from_y(y0)

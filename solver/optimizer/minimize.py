@@ -31,7 +31,7 @@ from ..line_search import powell_search
 from ..linear import FEASIBILITY_TOLERANCE, LinearSystem
 from .active_set import DEPENDENT, ActiveSet
 from .hessian import HessianStrategy, add_row, drop_row, quasi_newton_update
-from .outcome import Evaluation, Outcome, Status
+from .outcome import E, Outcome, Status
 
 
 def _project_both(active: ActiveSet, h: np.ndarray) -> np.ndarray:
@@ -41,7 +41,7 @@ def _project_both(active: ActiveSet, h: np.ndarray) -> np.ndarray:
 
 
 def minimize(
-    evaluate: Callable[[np.ndarray], Evaluation],
+    evaluate: Callable[[np.ndarray], E],
     y0: np.ndarray,
     system: LinearSystem,
     strategy: HessianStrategy,
@@ -50,7 +50,7 @@ def minimize(
     kt_tolerance: float = 1e-14,
     max_step: float = 0.5,
     deadline: float | None = None,
-) -> Outcome:
+) -> Outcome[E]:
     """Minimise ``G`` from the feasible point ``y0`` under the rows of ``system``.
 
     Args:
@@ -72,7 +72,7 @@ def minimize(
     """
     nfev = 0
 
-    def count(v: np.ndarray) -> Evaluation:
+    def count(v: np.ndarray) -> E:
         nonlocal nfev
         nfev += 1
         return evaluate(v)
@@ -87,7 +87,7 @@ def minimize(
     inequality = ~np.asarray(system.equality, dtype=bool)
     reseeds = skipped = 0
 
-    def seeded(at: Evaluation) -> np.ndarray:
+    def seeded(at: E) -> np.ndarray:
         h = strategy.initial(at)  # type: ignore[arg-type]
         for i in active.rows:
             updated = add_row(h, a_rows[i])
