@@ -4,6 +4,7 @@
 #   .venv        dev + bench + blender groups (bpy 5.0.1): the whole test suite, demo, bench
 #   .venv-bpy42  blender42 group (bpy 4.2 LTS): tests/blender again, on the oldest
 #                Blender the manifest supports
+#   .venv-types  types group (pyright, fake-bpy-module stubs, numpy; no bpy): `make typecheck`
 #
 # Each venv is (re)installed when pyproject.toml changes (stamp file .installed).
 PYTHON ?= python3
@@ -12,8 +13,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 VENV42 := .venv-bpy42
 PY42 := $(VENV42)/bin/python
+VENVTYPES := .venv-types
+PYTYPES := $(VENVTYPES)/bin/python
 
-.PHONY: test test-main test-bpy42 demo tube bench bench-blender lint format clean
+.PHONY: test test-main test-bpy42 demo tube bench bench-blender lint typecheck format clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +28,12 @@ $(VENV42)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV42)
 	$(PY42) -m pip install --quiet --upgrade pip==$(PIP_VERSION)
 	$(PY42) -m pip install --quiet --group blender42
+	touch $@
+
+$(VENVTYPES)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENVTYPES)
+	$(PYTYPES) -m pip install --quiet --upgrade pip==$(PIP_VERSION)
+	$(PYTYPES) -m pip install --quiet --group types
 	touch $@
 
 # pytest exits non-zero on failures and with 5 when it collects nothing; make stops on
@@ -57,9 +66,14 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# Static types against Blender's API stubs; what is covered and how: [tool.pyright] in
+# pyproject.toml.
+typecheck: $(VENVTYPES)/.installed
+	$(VENVTYPES)/bin/pyright
+
 format: $(VENV)/.installed
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) $(VENV42) .pytest_cache .ruff_cache .hypothesis out dist
+	rm -rf $(VENV) $(VENV42) $(VENVTYPES) .pytest_cache .ruff_cache .hypothesis out dist

@@ -34,6 +34,7 @@ import numpy as np
 from .. import solver
 from . import keys, rotations
 from .bake_report import BakeError, BakeReport, Worst, describe, fold
+from .diagnose import explain
 from .measure import measure
 from .playback import builtin_ik, overrides
 from .restore import SceneState
@@ -245,7 +246,17 @@ class BakeJob:
             seconds=time.perf_counter() - self.clock,
             notes=tuple(self.rig.notes),
             overrides=tuple(self.overrides),
+            reasons=self._reasons(),
         )
+
+    def _reasons(self) -> dict[str, str]:
+        """Why playback misses what the solve reached, per such constraint."""
+        out = {}
+        for spec in self.rig.specs:
+            measured, modelled = self.measured.get(spec.name), self.modelled.get(spec.name)
+            if measured and modelled and modelled[2] and not measured[2]:
+                out[spec.name] = explain(self.obj, spec)
+        return out
 
 
 def bake(obj: object, settings: object, frames: Sequence[int], mode: str = "REPLACE",

@@ -68,6 +68,7 @@ class BakeReport:
         seconds: wall time of the whole bake, seconds.
         notes: what the solve does not model (from the rig).
         overrides: what changes the baked channels on playback (one line each).
+        reasons: per constraint the solve reached but playback misses, why (one line).
     """
 
     frames: tuple[int, ...]
@@ -83,6 +84,7 @@ class BakeReport:
     measured: bool = False
     notes: tuple[str, ...] = ()
     overrides: tuple[str, ...] = ()
+    reasons: dict[str, str] = field(default_factory=dict)
 
     @property
     def satisfied(self) -> bool:
@@ -97,6 +99,8 @@ class BakeReport:
             model = self.modelled.get(name)
             if self.measured and not ok and model is not None and model[2]:
                 state += f" on playback; the solve reached it ({_residual(*model[:2])})"
+                if self.reasons.get(name):
+                    state += f": {self.reasons[name]}"
             lines.append(f"  {name}: {_residual(distance, angle)} ({state})")
         return lines
 

@@ -41,10 +41,13 @@ class _Pass:
     frames: dict[str, np.ndarray]  # model world frames (4, 4) of the segments
     measured: list[MeasuredResidual]
 
-    def score(self, tolerance: float, angle_tolerance: float) -> float:
-        """Sum of the measured errors in tolerances (0 when every goal is reached)."""
+    def score(self, tolerance: float, angle_tolerance: float, counted: Sequence[bool]) -> float:
+        """Sum of the measured errors beyond tolerance, in tolerances, over the ``counted``
+        constraints (weight > 0): 0 when every one of them is reached."""
         total = 0.0
-        for m in self.measured:
+        for m, count in zip(self.measured, counted, strict=True):
+            if not count:
+                continue
             if m.distance is not None:
                 total += max(m.distance / tolerance - 1.0, 0.0)
             if m.angle is not None:
@@ -143,25 +146,36 @@ class RigSession:
             Blender's evaluated pose.
         """
         rig = self.rig
-        tol, angle_tol = self.settings.tolerance, self.settings.angle_tolerance
         first = self._evaluate(self.solver.solve(rig.initial()))
         modelled = first.result.residuals
+        counted = [c.weight > 0.0 for c in rig.constraints]
         wrong = [
             i
             for i, (m, r) in enumerate(zip(first.measured, modelled, strict=True))
-            if not m.satisfied and self._disagrees(m, r) and rig.constraints[i].weight > 0.0
+            if not m.satisfied and self._disagrees(m, r) and counted[i]
         ]
-        best, last, passes = first, first, 0
+        best, passes, iterations, seconds = self._correct(first, wrong, counted)
+        n_keys = self._key(best, frame) if insert_keys else 0
+        return self._report(first, best, wrong, passes, iterations, seconds, n_keys)
+
+    def _correct(
+        self, first: _Pass, wrong: list[int], counted: list[bool]
+    ) -> tuple[_Pass, int, int, float]:
+        """Correction passes on the ``wrong`` constraints (see :mod:`.correction`).
+
+        Returns the best measured pass (written in the pose), the number of passes, and the
+        solver iterations and seconds over all solves, the first included.
+        """
+        rig = self.rig
+        tol, angle_tol = self.settings.tolerance, self.settings.angle_tolerance
+        best = last = first
+        passes, stalled = 0, 0  # stalled: passes in a row that did not improve on the best
         iterations, seconds = first.result.nit, first.result.time
         depsgraph = self.view_layer.depsgraph
         corrector = Corrector()
-        stalled = 0  # passes in a row that did not improve on the best
-        while (
-            wrong
-            and passes < MAX_PASSES
-            and stalled < STALL_PASSES
-            and best.score(tol, angle_tol) > 0.0
-        ):
+        while wrong and passes < MAX_PASSES and stalled < STALL_PASSES:
+            if best.score(tol, angle_tol, counted) == 0.0:
+                break
             for i in wrong:
                 spec = rig.specs[i]
                 corrector.retarget(rig, spec, last.measured[i], last.frames[spec.bone], depsgraph)
@@ -170,7 +184,7 @@ class RigSession:
             passes += 1
             iterations += last.result.nit
             seconds += last.result.time
-            if last.score(tol, angle_tol) < best.score(tol, angle_tol):
+            if last.score(tol, angle_tol, counted) < best.score(tol, angle_tol, counted):
                 best, stalled = last, 0
             else:
                 stalled += 1
@@ -180,8 +194,7 @@ class RigSession:
             self.view_layer.update()
             rig.read_pose(solved_too=True)
             rig.push_rest()
-        n_keys = self._key(best, frame) if insert_keys else 0
-        return self._report(first, best, wrong, passes, iterations, seconds, n_keys)
+        return best, passes, iterations, seconds
 
     def _key(self, chosen: _Pass, frame: float | None) -> int:
         """Key the solved channels of ``chosen`` at ``frame``; return the number of keys."""
@@ -192,6 +205,16 @@ class RigSession:
             for key in keys.solved_channels(rig)
         }
         return keys.write_keys(self.obj, data, (at, at), "LAYER")
+
+    def _unevaluated_targets(self) -> list[str]:
+        """One note per target object outside the view layer: Blender never updates its
+        world matrix, so the goal sits where that matrix last was (the origin if never)."""
+        names = {b.target.name for spec in self.rig.specs for b in spec.bindings}
+        return [
+            f"target '{name}' is not in the view layer: Blender does not update its transform"
+            for name in sorted(names)
+            if self.view_layer.objects.get(name) is None
+        ]
 
     def _report(
         self,
@@ -227,6 +250,7 @@ class RigSession:
         ik = builtin_ik(rig)
         if ik:
             notes.append(f"{len(ik)} built-in IK constraint(s) still override these bones")
+        notes += self._unevaluated_targets()
         return FrameReport(
             status=status,
             satisfied=satisfied,

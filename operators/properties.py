@@ -215,17 +215,18 @@ class ReachSettings(bpy.types.PropertyGroup):
 classes = (ReachBoneSettings, ReachConstraint, ReachResidual, ReachSettings)
 
 
+# Blender's types gain the RNA properties below at run time; the stubs cannot know them.
 def register() -> None:
     """Register the property groups and attach them to Object and PoseBone."""
     for cls in classes:
         bpy.utils.register_class(cls)
-    bpy.types.Object.reach_ik = PointerProperty(type=ReachSettings)
-    bpy.types.PoseBone.reach_ik = PointerProperty(type=ReachBoneSettings)
+    bpy.types.Object.reach_ik = PointerProperty(type=ReachSettings)  # pyright: ignore[reportAttributeAccessIssue]
+    bpy.types.PoseBone.reach_ik = PointerProperty(type=ReachBoneSettings)  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def unregister() -> None:
     """Detach and unregister everything :func:`register` added."""
-    del bpy.types.PoseBone.reach_ik
-    del bpy.types.Object.reach_ik
+    del bpy.types.PoseBone.reach_ik  # pyright: ignore[reportAttributeAccessIssue]
+    del bpy.types.Object.reach_ik  # pyright: ignore[reportAttributeAccessIssue]
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)

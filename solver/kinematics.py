@@ -78,7 +78,9 @@ def _skew(u: np.ndarray) -> np.ndarray:
     return k
 
 
-def _doubling_rounds(parents: Sequence[int]) -> list[tuple[object, object]]:
+def _doubling_rounds(
+    parents: Sequence[int] | np.ndarray,
+) -> list[tuple[np.ndarray | slice, np.ndarray | slice]]:
     """Index pairs ``(updated, source)`` of pointer doubling over a forest.
 
     After applying ``T[updated] = T[source] @ T[updated]`` for every round in
@@ -86,7 +88,7 @@ def _doubling_rounds(parents: Sequence[int]) -> list[tuple[object, object]]:
     to node ``i``. Contiguous index ranges become slices (no gather copies).
     """
     pointer = np.array(parents, dtype=int)
-    rounds: list[tuple[object, object]] = []
+    rounds: list[tuple[np.ndarray | slice, np.ndarray | slice]] = []
     while np.any(pointer >= 0):
         updated = np.flatnonzero(pointer >= 0)
         source = pointer[updated]
@@ -193,6 +195,7 @@ class Kinematics:
         c = (1.0 - np.cos(angle))[:, None, None]
         nodes = self._template.copy()
         nodes[:n_j, :3, :3] = self._rest_r + s * self._rest_k + c * self._rest_k2
+        slide = None  # (n_joints, 1) prismatic values, when the figure has any
         if self.all_revolute:
             nodes[:n_j, :3, 3] = self._rest_t
         else:
@@ -208,6 +211,7 @@ class Kinematics:
             pivots, turning = origins, axes
             moving = cross(origins, axes)
         else:
+            assert slide is not None
             revolute = self.revolute[:, None]
             pivots = origins - slide * axes
             turning = np.where(revolute, axes, 0.0)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -26,6 +26,9 @@ class Evaluated(Protocol):
 
     f: float
     g: np.ndarray
+
+
+E = TypeVar("E", bound=Evaluated)  # the caller's evaluation type, handed back unchanged
 
 
 def cubic_minimiser(a: float, fa: float, da: float, b: float, fb: float, db: float) -> float:
@@ -45,13 +48,13 @@ def cubic_minimiser(a: float, fa: float, da: float, b: float, fb: float, db: flo
 
 
 def powell_search(
-    evaluate: Callable[[np.ndarray], Evaluated],
+    evaluate: Callable[[np.ndarray], E],
     y: np.ndarray,
     s: np.ndarray,
-    start: Evaluated,
+    start: E,
     t_max: float,
     max_evaluations: int = 30,
-) -> tuple[float, Evaluated | None]:
+) -> tuple[float, E | None]:
     """Step length along descent direction ``s`` from ``y``.
 
     Args:

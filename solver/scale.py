@@ -23,7 +23,7 @@ import numpy as np
 from .constraint import Constraint
 from .figure import Figure
 from .linear import LinearSystem
-from .problem import Problem
+from .problem import Evaluation, Problem
 from .structure import PRISMATIC
 
 
@@ -77,17 +77,17 @@ class ScaledEvaluation:
 
     __slots__ = ("_gn", "_scaled", "f", "g", "raw")
 
-    def __init__(self, raw: object, scaled: ScaledProblem) -> None:
+    def __init__(self, raw: Evaluation, scaled: ScaledProblem) -> None:
         self.raw = raw
         self._scaled = scaled
-        self.f = raw.f * scaled.inverse_square  # type: ignore[attr-defined]
-        self.g = raw.g * scaled.unit * scaled.inverse_square  # type: ignore[attr-defined]
+        self.f = raw.f * scaled.inverse_square
+        self.g = raw.g * scaled.unit * scaled.inverse_square
         self._gn: np.ndarray | None = None
 
     @property
     def reached(self) -> bool:
         """Every constraint within tolerance (unchanged by scaling)."""
-        return self.raw.reached  # type: ignore[attr-defined]
+        return self.raw.reached
 
     def gauss_newton_factor(self) -> np.ndarray:
         """Scaled factor ``F D / L`` (m, n): its ``F^T F`` is :meth:`gauss_newton`."""
@@ -98,7 +98,7 @@ class ScaledEvaluation:
         """Scaled Gauss-Newton matrix (n, n)."""
         if self._gn is None:
             d = self._scaled.unit
-            gn = self.raw.gauss_newton()  # type: ignore[attr-defined]
+            gn = self.raw.gauss_newton()
             self._gn = gn * np.outer(d, d) * self._scaled.inverse_square
         return self._gn
 

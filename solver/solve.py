@@ -15,7 +15,7 @@ from .linear import LinearSystem, coordinate_system, project
 from .optimizer import HESSIANS, HessianStrategy, Outcome, Status, make_strategy, minimize
 from .problem import Problem
 from .result import IKResult, Residual, stop_message
-from .scale import ScaledProblem, characteristic_length
+from .scale import ScaledEvaluation, ScaledProblem, characteristic_length
 
 #: Default distance tolerance as a fraction of the characteristic length.
 RELATIVE_TOLERANCE = 1e-5
@@ -130,16 +130,16 @@ class Solver:
         self,
         problem: ScaledProblem,
         z0: np.ndarray,
-        callback: object,
+        callback: Callable[[np.ndarray, float], None] | None,
         deadline: float | None = None,
-    ) -> Outcome:
+    ) -> Outcome[ScaledEvaluation]:
         return minimize(
             problem.evaluate,
             z0,
             problem.system,
             self._strategy,
             self.max_iterations,
-            callback,  # type: ignore[arg-type]
+            callback,
             deadline=deadline,
         )
 
@@ -191,11 +191,14 @@ class Solver:
         problem.check_goals(y0)
         problem.nfev = 0
         scaled = ScaledProblem(problem, self.length)
-        wrapped = None
+        wrapped: Callable[[np.ndarray, float], None] | None = None
         if callback is not None:
+            user_callback = callback
 
-            def wrapped(z: np.ndarray, f: float) -> None:
-                callback(problem.to_coordinates(scaled.to_y(z)), f / scaled.inverse_square)
+            def in_coordinates(z: np.ndarray, f: float) -> None:
+                user_callback(problem.to_coordinates(scaled.to_y(z)), f / scaled.inverse_square)
+
+            wrapped = in_coordinates
 
         outcome = self._minimize(scaled, scaled.from_y(y0), wrapped)
         nit = outcome.nit

@@ -35,12 +35,11 @@ def degree_pair(
     return commensurate_factor(values[0], what), commensurate_factor(values[1], what)
 
 
-def check_independent(goal: object, what: str) -> None:
+def check_independent(x: np.ndarray | None, y: np.ndarray | None, what: str) -> None:
     """Reject x and y goal directions that are (anti)parallel: they fix no orientation.
 
     Checked at construction only; retargeting sets x and y one after the other.
     """
-    x, y = goal.x, goal.y
     if x is not None and y is not None and abs(float(x @ y)) > 1.0 - 1e-9:
         raise InvalidInputError(f"{what}: x and y are parallel; give two independent directions")
 
@@ -90,8 +89,8 @@ class OrientationGoal(DirectionWeights):
     """
 
     point_parts = ()
-    x = Vector(unit=True, optional=True)
-    y = Vector(unit=True, optional=True)
+    x: Vector = Vector(unit=True, optional=True)
+    y: Vector = Vector(unit=True, optional=True)
 
     def __init__(
         self,
@@ -104,7 +103,7 @@ class OrientationGoal(DirectionWeights):
             raise InvalidInputError("OrientationGoal needs at least one of x, y")
         self.x = x
         self.y = y
-        check_independent(self, "OrientationGoal")
+        check_independent(self.x, self.y, "OrientationGoal")
         self.factors = degree_pair(degrees, "OrientationGoal")
         self._set_carrier(carrier)
 

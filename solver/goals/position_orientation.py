@@ -33,9 +33,10 @@ class PositionOrientationGoal(DirectionWeights):
         carrier: optional segment whose local frame the geometry is in.
     """
 
+    _position_weight: float  # in the instance dict; set through ``position_weight``
     point = Vector()
-    x = Vector(unit=True, optional=True)
-    y = Vector(unit=True, optional=True)
+    x: Vector = Vector(unit=True, optional=True)
+    y: Vector = Vector(unit=True, optional=True)
 
     def __init__(
         self,
@@ -52,7 +53,7 @@ class PositionOrientationGoal(DirectionWeights):
         self.point = point
         self.x = x
         self.y = y
-        check_independent(self, "PositionOrientationGoal")
+        check_independent(self.x, self.y, "PositionOrientationGoal")
         self.factors = degree_pair(degrees, "PositionOrientationGoal")
         self._set_carrier(carrier)
 

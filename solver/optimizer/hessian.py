@@ -135,8 +135,15 @@ def damped_inverse(
 class HessianStrategy(Protocol):
     """How ``H`` is seeded, and whether it is ever re-seeded."""
 
-    name: str
-    reseeds: bool
+    @property
+    def name(self) -> str:
+        """The strategy's name, one of :data:`HESSIANS`."""
+        ...
+
+    @property
+    def reseeds(self) -> bool:
+        """Whether ``H`` is ever rebuilt from :meth:`initial` after the start."""
+        ...
 
     def initial(self, e: GaussNewtonEvaluation) -> np.ndarray:
         """Unprojected ``H_0`` (n, n), symmetric positive definite."""

@@ -31,7 +31,7 @@ from ..line_search import powell_search
 from ..linear import FEASIBILITY_TOLERANCE, LinearSystem
 from .active_set import DEPENDENT, ActiveSet
 from .hessian import HessianStrategy, add_row, drop_row, quasi_newton_update
-from .outcome import Evaluation, Outcome, Status
+from .outcome import E, Outcome, Status
 
 
 def _project_both(active: ActiveSet, h: np.ndarray) -> np.ndarray:
@@ -41,7 +41,7 @@ def _project_both(active: ActiveSet, h: np.ndarray) -> np.ndarray:
 
 
 def minimize(
-    evaluate: Callable[[np.ndarray], Evaluation],
+    evaluate: Callable[[np.ndarray], E],
     y0: np.ndarray,
     system: LinearSystem,
     strategy: HessianStrategy,
@@ -50,12 +50,14 @@ def minimize(
     kt_tolerance: float = 1e-14,
     max_step: float = 0.5,
     deadline: float | None = None,
-) -> Outcome:
+) -> Outcome[E]:
     """Minimise ``G`` from the feasible point ``y0`` under the rows of ``system``.
 
     Args:
         evaluate: y (n,) -> evaluation with ``f``, ``g`` (n,) and ``reached``
-            (and ``gauss_newton()`` for the ``"gauss-newton-hybrid"`` strategy).
+            (and ``gauss_newton_factor()`` (m, n) or ``gauss_newton()`` (n, n)
+            for the ``"gauss-newton-hybrid"`` strategy; the factor keeps the
+            seed O(m n^2)).
         y0: (n,) feasible start.
         system: unit rows (see :meth:`LinearSystem.normalised`).
         strategy: how ``H`` is seeded and whether it is re-seeded
@@ -72,7 +74,7 @@ def minimize(
     """
     nfev = 0
 
-    def count(v: np.ndarray) -> Evaluation:
+    def count(v: np.ndarray) -> E:
         nonlocal nfev
         nfev += 1
         return evaluate(v)
@@ -87,7 +89,7 @@ def minimize(
     inequality = ~np.asarray(system.equality, dtype=bool)
     reseeds = skipped = 0
 
-    def seeded(at: Evaluation) -> np.ndarray:
+    def seeded(at: E) -> np.ndarray:
         h = strategy.initial(at)  # type: ignore[arg-type]
         for i in active.rows:
             updated = add_row(h, a_rows[i])

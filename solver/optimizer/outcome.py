@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 import numpy as np
 
@@ -40,8 +40,11 @@ class Evaluation(Protocol):
     def reached(self) -> bool: ...
 
 
+E = TypeVar("E", bound=Evaluation)  # the caller's evaluation type, handed back in Outcome
+
+
 @dataclass
-class Outcome:
+class Outcome(Generic[E]):
     """Result of :func:`~solver.optimizer.minimize`.
 
     Attributes:
@@ -60,7 +63,7 @@ class Outcome:
     """
 
     y: np.ndarray
-    evaluation: Evaluation
+    evaluation: E
     status: Status
     nit: int
     nfev: int

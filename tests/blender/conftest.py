@@ -34,10 +34,12 @@ Fixtures
     (``bpy.ops.object.armature_human_metarig_add()``) and returns the armature object
     (``bpy.types.Object`` of type ``'ARMATURE'``), active and selected, in object mode.
 
-``python_errors`` (function scope)
+``python_errors`` (function scope, autouse: applies to every test here)
     A list that collects every exception Blender prints instead of raising: errors in
-    handlers (``bpy.app.handlers``), timers, draw callbacks and operators. Assert it is
-    empty at the end of a test that drives handlers (``assert not python_errors``).
+    handlers (``bpy.app.handlers``), timers, draw callbacks, property update callbacks and
+    operators. A test whose list is not empty at teardown fails there, with the printed
+    tracebacks. A test that makes Blender print an exception on purpose requests the
+    fixture, checks the list and clears it.
 
 ``blender_helpers`` (session scope)
     This module, for the plain helper functions below.
@@ -91,8 +93,8 @@ Called from Python, an operator that raises or that reports ``{'ERROR'}`` raises
 ``RuntimeError`` (the test fails). An operator that returns ``{'CANCELLED'}`` without an
 error report, or reports only a warning, returns normally: call it through ``run_op``.
 Panels are never drawn in background mode, so ``draw()`` errors stay invisible unless a
-test calls the draw code itself. Exceptions in handlers and timers are only printed: use
-``python_errors``.
+test calls the draw code itself. Exceptions in handlers and timers are only printed:
+``python_errors`` turns them into test failures.
 """
 
 from __future__ import annotations
@@ -104,6 +106,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import traceback
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -313,9 +316,13 @@ def rigify_metarig(clean_scene: bpy.types.Scene) -> bpy.types.Object:
     return obj
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def python_errors() -> Iterator[list[BaseException]]:
-    """Exceptions Blender prints (handlers, timers, operators) while the test runs."""
+    """Exceptions Blender prints (handlers, timers, operators) while the test runs.
+
+    Applied to every test: the test fails at teardown when the list is not empty. A test
+    that raises on purpose inspects the list and clears it.
+    """
     errors: list[BaseException] = []
     previous = sys.excepthook
 
@@ -328,3 +335,6 @@ def python_errors() -> Iterator[list[BaseException]]:
         yield errors
     finally:
         sys.excepthook = previous
+    if errors:
+        printed = "".join("".join(traceback.format_exception(error)) for error in errors)
+        pytest.fail(f"Blender printed {len(errors)} Python exception(s):\n{printed}")

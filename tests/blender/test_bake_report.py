@@ -57,6 +57,8 @@ def test_summary_measures_what_blender_plays_back(clean_scene: bpy.types.Scene) 
     distance, satisfied = _residual(obj)
     assert worst > 0.1  # the played-back pose misses
     assert not satisfied and not last_report(obj).satisfied
+    text = last_report(obj).text()  # why: the reason diagnose.explain gives
+    assert "the solve reached it" in text and "'Copy Rotation' that overrides the solve" in text
     assert distance == pytest.approx(worst, rel=1e-4)
 
 
