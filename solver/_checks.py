@@ -110,7 +110,7 @@ def unit_vector(value: object, what: str) -> np.ndarray:
         sign = -1.0 if value.startswith("-") else 1.0
         return sign * np.array(_AXES[key])
     array = finite_vector(value, what)
-    norm = math.sqrt(float(array @ array))
+    norm = math.hypot(*array)  # no overflow for huge components
     if norm < 1e-12:
         raise InvalidInputError(f"{what} has zero length; give a direction")
     return array / norm
@@ -121,6 +121,8 @@ def rotation_matrix(value: object, what: str) -> np.ndarray:
     array = float_array(value, what)
     if array.shape != (3, 3) or not np.all(np.isfinite(array)):
         raise InvalidInputError(f"{what} must be a finite 3x3 rotation matrix")
+    if np.abs(array).max() > 1.0 + 1e-6:  # entries of a rotation lie in [-1, 1]
+        raise InvalidInputError(f"{what} is not a rotation matrix (entries beyond 1)")
     if not np.allclose(array.T @ array, np.eye(3), atol=1e-6) or np.linalg.det(array) < 0:
         raise InvalidInputError(f"{what} is not a rotation matrix (orthonormal, det +1)")
     return array

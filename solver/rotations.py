@@ -21,7 +21,7 @@ from .errors import InvalidInputError
 def quaternion_matrix(quaternion: object, what: str = "quaternion") -> np.ndarray:
     """(3, 3) rotation of a ``(w, x, y, z)`` quaternion (normalised first)."""
     q = finite_vector(quaternion, f"{what} (w, x, y, z)", size=4)
-    norm = math.sqrt(float(q @ q))
+    norm = math.hypot(*q)  # no overflow for huge components
     if norm < 1e-12:
         raise InvalidInputError(f"{what} has zero length; give a rotation")
     w, x, y, z = q / norm

@@ -97,6 +97,11 @@ def test_zero_length_directions_are_rejected(make, fragment: str) -> None:
         make()
 
 
+def test_huge_directions_are_normalised_not_zeroed() -> None:
+    """|v|^2 overflows for components near 1e200; the direction is still (1, 0, 0)."""
+    assert np.allclose(LineGoal((0, 0, 0), (1e200, 0.0, 0.0)).direction, (1.0, 0.0, 0.0))
+
+
 def test_aim_from_the_target_itself_is_rejected_by_name() -> None:
     """An aim goal whose target sits on the effector point has no direction."""
     fig = arm()

@@ -55,7 +55,9 @@ def minimize(
 
     Args:
         evaluate: y (n,) -> evaluation with ``f``, ``g`` (n,) and ``reached``
-            (and ``gauss_newton()`` for the ``"gauss-newton-hybrid"`` strategy).
+            (and ``gauss_newton_factor()`` (m, n) or ``gauss_newton()`` (n, n)
+            for the ``"gauss-newton-hybrid"`` strategy; the factor keeps the
+            seed O(m n^2)).
         y0: (n,) feasible start.
         system: unit rows (see :meth:`LinearSystem.normalised`).
         strategy: how ``H`` is seeded and whether it is re-seeded

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from tests.blender.bake_support import keyframes_of, modal_operator
-from tests.blender.conftest import load_empty_file
+from tests.blender.conftest import load_empty_file, run_op, world_bone_tail
 from tests.blender.reach_scenes import activate, add_constraint, add_empty, fcurves, make_chain
 
 FRAMES = 30
@@ -316,3 +316,25 @@ def test_error_while_writing_into_an_empty_action_leaves_it_empty(
         bpy.ops.reach.bake()
     assert layout() == layout_before
     _assert_unchanged(obj, before, ik)
+
+
+def test_target_renamed_mid_bake_is_followed(clean_scene: bpy.types.Scene) -> None:
+    """Renaming is not an error: the bake keeps the target object it started with."""
+    obj, ik = _rig(keyed=False)
+    obj.pose.bones["b1"].scale = (1.0, 1.0, 1.0)  # pose scale is not modelled
+    target = bpy.data.objects["T"]
+
+    def rename(scene: bpy.types.Scene, *_args: object) -> None:
+        if scene.frame_current == 5:
+            target.name = "T.renamed"
+
+    bpy.app.handlers.frame_change_pre.append(rename)
+    try:
+        run_op(bpy.ops.reach.bake)
+    finally:
+        bpy.app.handlers.frame_change_pre.remove(rename)
+    assert target.name == "T.renamed"
+    ik.mute = True  # the user's built-in IK overrides the baked keys on playback
+    for frame in (1, 5, 20):
+        clean_scene.frame_set(frame)
+        assert np.linalg.norm(world_bone_tail(obj, "b2") - np.array(_circle(frame))) < 1e-4
