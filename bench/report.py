@@ -299,7 +299,10 @@ restarts, so the bench gives them TRAC-IK's: after the first try from the seed i
 them from uniform random in-limit starts until a try is within tolerance (checked outside
 the timed region) or their summed solve time passes {RESTART_BUDGET:g} s ("bench").
 "solved, first try" is the single-start result; "solved", the time and residual columns
-are with those restarts. Blender's IK has no restart: single start only.
+are with those restarts. For Reach IK a first try counts as solved when the solver did not
+restart (its first run met the goal by its own test; `IKResult.restarts` is 0); TRAC-IK's
+restarts are not visible from outside, so its first-try column repeats its final result.
+Blender's IK has no restart: single start only.
 
 Caps: slow peers get fewer targets (ikpy 50, 20 from 30 DOF, 10 at 100 DOF; scipy and
 Blender 30 at 100 DOF), every peer stops after a per-case time budget (shown as
@@ -373,7 +376,9 @@ def write_results(run: BenchRun, path: Path) -> None:
             "(several end-effectors with plane/line/aim goals in one solve). The scipy "
             "peers get one start (no restarts) and the joint limits as bounds.",
             "",
-            *case_table([r.summary() for r in peer_runs], True),
+            *case_table(
+                [r.summary() for r in peer_runs], True, {r.name: r.restarts for r in peer_runs}
+            ),
             "",
         ]
     if not run.tasks:
