@@ -275,7 +275,9 @@ kinematics (bench/serial.py: plain 4x4 products, checked against TRAC-IK's KDL a
 tests/test_bench_urdf.py) of each peer's joint angles, never a peer's own; Blender's rows
 use its evaluated bone tip. Timeouts, errors and limit violations are failures, counted,
 never dropped. Times are `time.perf_counter` around the solve call only (model building is
-not timed); for Blender, the depsgraph evaluation. Time columns include failures.
+not timed); for Blender, the depsgraph evaluation. Time columns include failures. CPU
+columns are the process CPU time of the same call (all threads: TRAC-IK runs two, Blender's
+depsgraph may use more; scipy's with its stop-check callback's CPU time subtracted).
 
 Peers: **Reach IK with its default options** (`solver.Solver(figure, [constraint])`, reused
 and retargeted per solve; default orientation weight, tolerances, iteration limit, restarts
