@@ -275,7 +275,9 @@ kinematics (bench/serial.py: plain 4x4 products, checked against TRAC-IK's KDL a
 tests/test_bench_urdf.py) of each peer's joint angles, never a peer's own; Blender's rows
 use its evaluated bone tip. Timeouts, errors and limit violations are failures, counted,
 never dropped. Times are `time.perf_counter` around the solve call only (model building is
-not timed); for Blender, the depsgraph evaluation. Time columns include failures.
+not timed); for Blender, the depsgraph evaluation. Time columns include failures. CPU
+columns are the process CPU time of the same call (all threads: TRAC-IK runs two, Blender's
+depsgraph may use more; scipy's with its stop-check callback's CPU time subtracted).
 
 Peers: **Reach IK with its default options** (`solver.Solver(figure, [constraint])`, reused
 and retargeted per solve; default orientation weight, tolerances, iteration limit, restarts
@@ -374,7 +376,9 @@ def write_results(run: BenchRun, path: Path) -> None:
             "",
             case.description + ". TRAC-IK, Blender's IK and ikpy cannot express this task "
             "(several end-effectors with plane/line/aim goals in one solve). The scipy "
-            "peers get one start (no restarts) and the joint limits as bounds.",
+            "peers get one start (no restarts) and the joint limits as bounds. Graded by "
+            "bench/tree_fk.py, a forward kinematics written apart from the solver's: every "
+            "constraint within 1e-5 m and every direction within 1e-3 rad.",
             "",
             *case_table(
                 [r.summary() for r in peer_runs], True, {r.name: r.restarts for r in peer_runs}
