@@ -275,7 +275,9 @@ kinematics (bench/serial.py: plain 4x4 products, checked against TRAC-IK's KDL a
 tests/test_bench_urdf.py) of each peer's joint angles, never a peer's own; Blender's rows
 use its evaluated bone tip. Timeouts, errors and limit violations are failures, counted,
 never dropped. Times are `time.perf_counter` around the solve call only (model building is
-not timed); for Blender, the depsgraph evaluation. Time columns include failures.
+not timed); for Blender, the depsgraph evaluation. Time columns include failures. CPU
+columns are the process CPU time of the same call (all threads: TRAC-IK runs two, Blender's
+depsgraph may use more; scipy's with its stop-check callback's CPU time subtracted).
 
 Peers: **Reach IK with its default options** (`solver.Solver(figure, [constraint])`, reused
 and retargeted per solve; default orientation weight, tolerances, iteration limit, restarts
@@ -299,7 +301,10 @@ restarts, so the bench gives them TRAC-IK's: after the first try from the seed i
 them from uniform random in-limit starts until a try is within tolerance (checked outside
 the timed region) or their summed solve time passes {RESTART_BUDGET:g} s ("bench").
 "solved, first try" is the single-start result; "solved", the time and residual columns
-are with those restarts. Blender's IK has no restart: single start only.
+are with those restarts. For Reach IK a first try counts as solved when the solver did not
+restart (its first run met the goal by its own test; `IKResult.restarts` is 0); TRAC-IK's
+restarts are not visible from outside, so its first-try column repeats its final result.
+Blender's IK has no restart: single start only.
 
 Caps: slow peers get fewer targets (ikpy 50, 20 from 30 DOF, 10 at 100 DOF; scipy and
 Blender 30 at 100 DOF), every peer stops after a per-case time budget (shown as
@@ -371,9 +376,13 @@ def write_results(run: BenchRun, path: Path) -> None:
             "",
             case.description + ". TRAC-IK, Blender's IK and ikpy cannot express this task "
             "(several end-effectors with plane/line/aim goals in one solve). The scipy "
-            "peers get one start (no restarts) and the joint limits as bounds.",
+            "peers get one start (no restarts) and the joint limits as bounds. Graded by "
+            "bench/tree_fk.py, a forward kinematics written apart from the solver's: every "
+            "constraint within 1e-5 m and every direction within 1e-3 rad.",
             "",
-            *case_table([r.summary() for r in peer_runs], True),
+            *case_table(
+                [r.summary() for r in peer_runs], True, {r.name: r.restarts for r in peer_runs}
+            ),
             "",
         ]
     if not run.tasks:
