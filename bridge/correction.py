@@ -12,7 +12,7 @@ that, if the discrepancy stayed as it is, Blender's effector would land on the t
 * an aim point, seen from the effector: ``g' = p_model + R_model R_blender^-1 (g - p_blender)``.
 
 ``g`` is re-read from the target's evaluated matrix at every pass, so a target that moves
-with the bones is followed. This is a fixed-point iteration (accelerated for points, see
+with the bones is followed. This is a fixed-point iteration (accelerated, see
 :class:`Corrector`): it converges when the discrepancy changes less than the pose does
 between passes; the caller keeps the best pass.
 Line directions and plane normals are properties of the goal, not of the effector, and stay.
@@ -42,23 +42,26 @@ def _blender_frame(
 class Corrector:
     """Shifted goals for successive correction passes of one solve.
 
-    A goal point follows the fixed-point map of the module doc,
-    ``x -> G(x) = g + p_model - p_blender``, accelerated by Broyden's method on
-    ``R(x) = G(x) - x = 0`` (Jacobian estimate started at ``-I``, so the first step is the
-    plain map; later steps use the secant information of the passes so far). Directions use
-    the plain map.
+    The corrected parts of one goal (its point and its x / y directions) are stacked into
+    one vector ``x`` that follows the plain map of the module doc, ``x -> G(x)``,
+    accelerated by Broyden's method on ``R(x) = G(x) - x = 0``: the Jacobian estimate starts
+    at ``-I``, so the first step is the plain map, and later steps use the secant
+    information of the passes so far. Directions are normalised after each step. Stacking
+    the parts of a goal keeps a position & orientation goal's point and axes on one
+    consistent step.
     """
 
     def __init__(self) -> None:
-        # (spec name, binding index) -> (last x (3,), last R (3,), Jacobian estimate (3, 3))
-        self._points: dict[tuple[str, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        # (spec name, binding index) -> (last x (n,), last R (n,), Jacobian estimate (n, n))
+        self._state: dict[tuple[str, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
-    def _point(self, key: tuple[str, int], x: np.ndarray, target: np.ndarray) -> np.ndarray:
-        """Next shifted point from the current one ``x`` and the plain map's ``target``."""
+    def _step(self, key: tuple[str, int], x: np.ndarray, target: np.ndarray) -> np.ndarray:
+        """Next stacked goal from the current one ``x`` (n,) and the plain map's ``target``."""
         r = target - x
-        state = self._points.get(key)
-        jacobian = -np.eye(3)
-        if state is not None:
+        identity = np.eye(len(x))
+        state = self._state.get(key)
+        jacobian = -identity
+        if state is not None and len(state[0]) == len(x):
             x_old, r_old, jacobian = state
             dx, dr = x - x_old, r - r_old
             step = float(dx @ dx)
@@ -67,8 +70,8 @@ class Corrector:
         try:
             new = x - np.linalg.solve(jacobian, r)
         except np.linalg.LinAlgError:
-            jacobian, new = -np.eye(3), target
-        self._points[key] = (x, r, jacobian)
+            jacobian, new = -identity, target
+        self._state[key] = (x, r, jacobian)
         return new
 
     def retarget(
@@ -96,18 +99,31 @@ class Corrector:
         for index, binding in enumerate(spec.bindings):
             if binding.carrier is not None:
                 continue
+            parts, current, plain = [], [], []
             for part, value in binding.world_values(depsgraph).items():
                 if value is None:
                     continue
                 g = value if mirror is None else mirror @ value
                 if part == "point" and binding.item_kind == "AIM":
-                    new = p_model + turn @ (g - p_blender)
+                    target = p_model + turn @ (g - p_blender)
                 elif part == "point":
-                    current = np.array(binding.goal.point, dtype=float)
-                    new = self._point((spec.name, index), current, g + (p_model - p_blender))
+                    target = g + (p_model - p_blender)
                 elif part in ("x", "y"):
-                    new = turn @ g
-                    new = new / np.linalg.norm(new)
+                    target = turn @ g
                 else:  # a line direction or plane normal belongs to the goal
-                    new = g
-                setattr(binding.goal, part, new)
+                    setattr(binding.goal, part, g)
+                    continue
+                parts.append(part)
+                current.append(np.array(getattr(binding.goal, part), dtype=float))
+                plain.append(target)
+            if not parts:
+                continue
+            new = self._step((spec.name, index), np.concatenate(current), np.concatenate(plain))
+            for k, part in enumerate(parts):
+                value = new[3 * k : 3 * k + 3]
+                setattr(binding.goal, part, value if part == "point" else _unit(value))
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    """``v`` normalised (a direction after a Broyden step)."""
+    return v / np.linalg.norm(v)

@@ -16,7 +16,7 @@ def _corrector(extension: ModuleType) -> object:
 def test_first_step_is_the_plain_map(extension: ModuleType) -> None:
     corrector = _corrector(extension)
     x, target = np.array([1.0, 2.0, 3.0]), np.array([1.5, 1.0, 3.25])
-    assert np.array_equal(corrector._point(("c", 0), x, target), target)
+    assert np.array_equal(corrector._step(("c", 0), x, target), target)
 
 
 def test_linear_discrepancy_is_solved(extension: ModuleType) -> None:
@@ -30,6 +30,6 @@ def test_linear_discrepancy_is_solved(extension: ModuleType) -> None:
     corrector, x = _corrector(extension), g.copy()
     for _ in range(7):
         blender = m @ x + d
-        x = corrector._point(("c", 0), x, g + (x - blender))  # p_model = x: the model reaches x
+        x = corrector._step(("c", 0), x, g + (x - blender))  # p_model = x: the model reaches x
     assert np.linalg.norm(x - root) < 1e-9
     assert np.linalg.norm(m @ x + d - g) < 1e-9

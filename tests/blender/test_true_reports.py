@@ -19,6 +19,7 @@ from tests.blender.reach_scenes import (
     activate,
     add_constraint,
     add_empty,
+    angle_between,
     last_report,
     make_chain,
 )
@@ -201,3 +202,27 @@ def test_a_target_outside_the_scene_is_noted(clean_scene: bpy.types.Scene) -> No
     report = last_report(obj)
     note = "target 'Loose' is not in the view layer: Blender does not update its transform"
     assert note in report.notes and note in report.text()
+
+
+@pytest.mark.parametrize("goal", ["ORIENTATION", "POSITION_ORIENTATION", "AIM"])
+def test_direction_goals_are_corrected_too(clean_scene: bpy.types.Scene, goal: str) -> None:
+    obj = make_chain()
+    _copy_rotation_at_half_influence(obj)
+    rot = (0.4, 0.2, 0.1)
+    axes = np.array(add_empty("probe", (0.0, 0.0, 0.0), rot).matrix_world.to_3x3())
+    target = add_empty("T", tuple(axes[:, 1] + np.array([0.5, 0.3, 1.2])), rot)
+    add_constraint(obj, "b2", target, goal, **({"effector": "HEAD"} if goal == "AIM" else {}))
+    activate(obj)
+    run_op(bpy.ops.reach.solve)
+    report = last_report(obj)
+    assert report.satisfied and report.passes > 0
+    bpy.context.view_layer.update()
+    bone = world_bone_matrix(obj, "b2")
+    if goal == "AIM":  # the bone's Y axis from its head at the target
+        angles = [angle_between(bone[:3, 1], np.array(target.location) - bone[:3, 3])]
+    else:
+        angles = [angle_between(bone[:3, k], axes[:, k]) for k in (0, 1)]
+    assert max(angles) <= obj.reach_ik.angle_tolerance
+    if goal == "POSITION_ORIENTATION":
+        tail = world_bone_tail(obj, "b2")
+        assert np.linalg.norm(tail - np.array(target.location)) <= obj.reach_ik.tolerance
