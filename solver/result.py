@@ -68,7 +68,8 @@ class IKResult:
             (no feasible descent direction left); with ``success`` False this
             is the closest reachable pose, not a failure to converge.
         fun: objective value ``G`` at ``x`` (eq. 25).
-        nit: iterations; nfev: objective/gradient evaluations.
+        nit: iterations; nfev: objective/gradient evaluations (all runs).
+        restarts: runs started again after the first (see ``Solver`` restarts).
         residuals: per-constraint errors in user units.
         active_set: descriptions of the joint limits/linear constraints
             active at ``x``.
@@ -85,6 +86,7 @@ class IKResult:
     fun: float
     nit: int
     nfev: int
+    restarts: int
     residuals: tuple[Residual, ...]
     active_set: tuple[str, ...]
     time: float

@@ -14,11 +14,17 @@ from .figure import Figure
 from .linear import LinearSystem, coordinate_system, project
 from .optimizer import HESSIANS, HessianStrategy, Outcome, Status, make_strategy, minimize
 from .problem import Problem
+from .restarts import StartSampler, better
 from .result import IKResult, Residual, stop_message
 from .scale import ScaledEvaluation, ScaledProblem, characteristic_length
 
 #: Default distance tolerance as a fraction of the characteristic length.
 RELATIVE_TOLERANCE = 1e-5
+#: Default wall-time budget of one solve, seconds (restarts included).
+DEFAULT_TIME_LIMIT = 1.0
+#: Default number of restarts after a run that misses a goal (the time limit usually ends
+#: the search first).
+DEFAULT_RESTARTS = 100
 
 
 class Solver:
@@ -51,11 +57,23 @@ class Solver:
             full-pose task, 6.3 vs 34.2 iterations on a 3-link chain).
         damping: Levenberg damping of the Gauss-Newton seed relative to its
             mean diagonal (``"gauss-newton-hybrid"`` only).
-        restarts: if a solve ends at a local minimum that misses a goal, try
-            up to this many random starts within the limits (deterministic for
-            a given ``seed``) and keep the best; 0 (the default) never jumps
-            away from the start, which suits frame-by-frame animation.
-        seed: seed of the restart sampler.
+        time_limit: wall-time budget of one solve in seconds, restarts
+            included; the optimiser checks it every iteration, so it always
+            stops the solve (status ``TIME_LIMIT`` if it cut the first run).
+            None: no limit.
+        restarts: when a run ends without meeting every goal (a local minimum,
+            the iteration limit), start again up to this many times while the
+            time limit allows (:mod:`solver.restarts`): first near the start
+            (small perturbations, so an animation keeps its branch and a
+            singular start is left), then uniformly within the limits. The
+            search stops at the first start that meets every goal; otherwise
+            the best answer is kept, weighted towards continuity. The first
+            restart after a Kuhn-Tucker stop that misses is a tiny nudge of
+            the stopping point (it leaves saddles and maxima such as a
+            straight, singular chain). 0: one local run, never moving away
+            from the start's basin.
+        seed: seed of the restart sampler; the starts tried depend only on it,
+            so results are repeatable unless the time limit cuts the search.
     """
 
     def __init__(
@@ -65,10 +83,11 @@ class Solver:
         tolerance: float | None = None,
         angle_tolerance: float = 0.01,
         max_iterations: int = 200,
+        time_limit: float | None = DEFAULT_TIME_LIMIT,
+        restarts: int = DEFAULT_RESTARTS,
+        seed: int = 0,
         hessian: str = "gauss-newton-hybrid",
         damping: float = 1e-6,
-        restarts: int = 0,
-        seed: int = 0,
     ) -> None:
         if not isinstance(figure, Figure):
             raise InvalidInputError(f"figure must be a solver.Figure, got {figure!r}")
@@ -82,6 +101,7 @@ class Solver:
         self.hessian = hessian
         self.damping = non_negative_number(damping, "damping")
         self._strategy: HessianStrategy = make_strategy(hessian, self.damping)
+        self.time_limit = None if time_limit is None else positive_number(time_limit, "time_limit")
         self.restarts = count(restarts, "restarts")
         self.seed = count(seed, "seed")
         self.last: np.ndarray | None = None
@@ -143,13 +163,42 @@ class Solver:
             deadline=deadline,
         )
 
-    @staticmethod
-    def _random_start(problem: Problem, rng: np.random.Generator, y: np.ndarray) -> np.ndarray:
-        """Uniform within finite bounds; +-pi around ``y`` where unbounded."""
-        lower, upper = problem.bounds
-        lower = np.where(np.isfinite(lower), lower, y - np.pi)
-        upper = np.where(np.isfinite(upper), upper, y + np.pi)
-        return rng.uniform(lower, upper)
+    def _search(
+        self,
+        scaled: ScaledProblem,
+        z0: np.ndarray,
+        outcome: Outcome,
+        callback: object,
+        deadline: float | None,
+    ) -> tuple[Outcome, int, int]:
+        """Restart after a run that misses a goal; the best run, total iterations, restarts."""
+        nit, tries = outcome.nit, 0
+        sampler = StartSampler(scaled, z0, self.seed)
+        best = outcome
+
+        def out_of_time(last: Outcome) -> bool:
+            return last.status == Status.TIME_LIMIT or (
+                deadline is not None and time.perf_counter() >= deadline
+            )
+
+        # A Kuhn-Tucker stop that misses may be a saddle or maximum (a straight,
+        # singular chain has a zero gradient): always nudge it once.
+        if (
+            self.restarts
+            and best.converged
+            and not best.evaluation.reached
+            and not out_of_time(best)
+        ):
+            outcome = self._minimize(scaled, sampler.nudge(best.y), callback, deadline)
+            nit += outcome.nit
+            tries += 1
+            best = better(best, outcome, z0)
+        while not best.evaluation.reached and tries < self.restarts and not out_of_time(outcome):
+            outcome = self._minimize(scaled, sampler.next(), callback, deadline)
+            nit += outcome.nit
+            tries += 1
+            best = better(best, outcome, z0)
+        return best, nit, tries
 
     def solve(
         self,
@@ -200,20 +249,10 @@ class Solver:
 
             wrapped = in_coordinates
 
-        outcome = self._minimize(scaled, scaled.from_y(y0), wrapped)
-        nit = outcome.nit
-        rng = np.random.default_rng(self.seed) if self.restarts else None
-        for _ in range(self.restarts):
-            if outcome.status == Status.GOAL_REACHED:
-                break
-            assert rng is not None
-            y_try = project(
-                problem.system, self._random_start(problem, rng, scaled.to_y(outcome.y))
-            )
-            trial = self._minimize(scaled, scaled.from_y(y_try), wrapped)
-            nit += trial.nit
-            if trial.evaluation.f < outcome.evaluation.f:
-                outcome = trial
+        deadline = None if self.time_limit is None else clock + self.time_limit
+        z0 = scaled.from_y(y0)
+        outcome = self._minimize(scaled, z0, wrapped, deadline)
+        outcome, nit, restarts = self._search(scaled, z0, outcome, wrapped, deadline)
         coords = problem.to_coordinates(scaled.to_y(outcome.y))
         self.last = coords
         e = outcome.evaluation.raw
@@ -222,7 +261,7 @@ class Solver:
             for c, r in zip(problem.constraints, e.reports, strict=True)
         )
         status = outcome.status
-        active_set = tuple(problem.system.labels[i] for i in outcome.active)
+        active_set = tuple(scaled.system.labels[i] for i in outcome.active)
         unmet = tuple(r.name for r in residuals if not r.satisfied)
         return IKResult(
             x=coords,
@@ -235,6 +274,7 @@ class Solver:
             fun=e.f,
             nit=nit,
             nfev=problem.nfev,
+            restarts=restarts,
             residuals=residuals,
             active_set=active_set,
             time=time.perf_counter() - clock,
@@ -246,16 +286,35 @@ def solve(
     constraints: Sequence[Constraint],
     initial: object = None,
     callback: Callable[[np.ndarray, float], None] | None = None,
-    **options: object,
+    *,
+    tolerance: float | None = None,
+    angle_tolerance: float = 0.01,
+    max_iterations: int = 200,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    restarts: int = DEFAULT_RESTARTS,
+    seed: int = 0,
+    hessian: str = "gauss-newton-hybrid",
+    damping: float = 1e-6,
 ) -> IKResult:
-    """Solve ``constraints`` on ``figure`` once (see :class:`Solver` for options).
+    """Solve ``constraints`` on ``figure`` once (the options are :class:`Solver`'s).
 
     Args:
         figure: the figure.
         constraints: constraints to satisfy together (weighted sum, eq. 25).
         initial: (n_coords,) start coordinates; None = ``figure.neutral()``.
         callback: ``callback(coords, G)`` at the start and every iterate.
-        **options: ``tolerance``, ``angle_tolerance``, ``max_iterations``,
-            ``hessian``, ``damping``, ``restarts``, ``seed``.
+        tolerance, angle_tolerance, max_iterations, time_limit, restarts, seed,
+            hessian, damping: see :class:`Solver`.
     """
-    return Solver(figure, constraints, **options).solve(initial, callback)  # type: ignore[arg-type]
+    return Solver(
+        figure,
+        constraints,
+        tolerance=tolerance,
+        angle_tolerance=angle_tolerance,
+        max_iterations=max_iterations,
+        time_limit=time_limit,
+        restarts=restarts,
+        seed=seed,
+        hessian=hessian,
+        damping=damping,
+    ).solve(initial, callback)

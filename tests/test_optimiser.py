@@ -99,7 +99,8 @@ def constrained_problems(draw: st.DrawFn, kind: str):
 def _check_run(case: FigureCase, constraints: list[Constraint]) -> None:
     fig = case.figure
     record = Recorder()
-    solver = Solver(fig, constraints, max_iterations=400)
+    # One optimiser run (no restarts, no clock): every iterate of it is recorded.
+    solver = Solver(fig, constraints, max_iterations=400, restarts=0, time_limit=None)
     result = solver.solve(callback=record)
     problem = solver.problem
 
@@ -154,7 +155,7 @@ def test_bound_becomes_active_with_positive_multiplier() -> None:
     fig = planar_arm(limits=(-0.2, 0.2))
     c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.0, 2.0, 0.0)), name="reach")
     record = Recorder()
-    solver = Solver(fig, [c])
+    solver = Solver(fig, [c], restarts=0)
     result = solver.solve(callback=record)
     assert result.values()["a"] == pytest.approx(0.2, abs=1e-9)
     assert result.status in (Status.KUHN_TUCKER, Status.NO_PROGRESS)

@@ -53,7 +53,9 @@ def test_default_orientation_weight_is_one_radian_per_length() -> None:
     fig.add_revolute("a", "z", -3, 3)
     fig.add_segment("b", parent="a", translation=(4.0, 0.0, 0.0))
     tip = EndEffector("b", x=(1, 0, 0))
-    solver = Solver(fig, [Constraint(tip, OrientationGoal(x=(0, 1, 0)))], max_iterations=0)
+    solver = Solver(
+        fig, [Constraint(tip, OrientationGoal(x=(0, 1, 0)))], max_iterations=0, restarts=0
+    )
     result = solver.solve(initial=[0.0])
     assert solver.length == 4.0
     assert result.fun == pytest.approx(2.0 * 16.0, rel=1e-12)
