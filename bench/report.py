@@ -120,13 +120,15 @@ def _failures(s: Summary) -> str:
 RESTARTS = {"internal": "own", "bench": "bench", "none": "none"}
 
 
-def _versus(s: Summary, reference: Summary | None) -> str:
-    """Median time as a multiple of TRAC-IK's in the same run ('-' without TRAC-IK)."""
+def _versus(s: Summary, reference: Summary | None, field: str = "median_time_all") -> str:
+    """Median wall (or CPU: ``field="median_cpu_all"``) time as a multiple of TRAC-IK's in
+    the same run ('-' without TRAC-IK)."""
     if reference is None or reference.unavailable or not reference.attempted:
         return "-"
-    if not (math.isfinite(s.median_time_all) and reference.median_time_all > 0):
+    mine, theirs = getattr(s, field), getattr(reference, field)
+    if not (math.isfinite(mine) and math.isfinite(theirs) and theirs > 0):
         return "-"
-    return f"{s.median_time_all / reference.median_time_all:.3g}x"
+    return f"{mine / theirs:.3g}x"
 
 
 def case_table(
@@ -137,7 +139,8 @@ def case_table(
     reference = next((s for s in summaries if s.peer == TRACIK), None)
     head = (
         "| peer | targets | restarts | solved, first try | solved | solve rate | "
-        "median ms | p95 ms | median / TRAC-IK | median CPU ms | median residual | "
+        "median ms | p95 ms | median / TRAC-IK | median CPU ms | CPU / TRAC-IK | "
+        "median residual | "
         "p95 residual | "
         + ("median angle (rad) | " if orientation else "")
         + "max limit excess (rad) | failures | note |"
@@ -159,6 +162,7 @@ def case_table(
             ms(s.p95_time_all),
             _versus(s, reference),
             ms(s.median_cpu_all),
+            _versus(s, reference, "median_cpu_all"),
             sci(s.median_position_error),
             sci(s.p95_position_error),
         ]
@@ -198,7 +202,8 @@ def headline(runs: list[CaseRun], tasks: list[tuple[TaskCase, list[PeerRun]]]) -
             else:
                 capped = "" if s.attempted == s.planned or not s.planned else f" (n={s.attempted})"
                 versus = _versus(s, reference)
-                versus = "" if versus == "-" else f" · {versus}"
+                cpu = _versus(s, reference, "median_cpu_all")
+                versus = "" if versus == "-" else f" · {versus} (CPU {cpu})"
                 cells.append(f"{100 * s.rate:.1f}% · {ms(s.median_time_all)} ms{versus}{capped}")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines
@@ -270,7 +275,9 @@ kinematics (bench/serial.py: plain 4x4 products, checked against TRAC-IK's KDL a
 tests/test_bench_urdf.py) of each peer's joint angles, never a peer's own; Blender's rows
 use its evaluated bone tip. Timeouts, errors and limit violations are failures, counted,
 never dropped. Times are `time.perf_counter` around the solve call only (model building is
-not timed); for Blender, the depsgraph evaluation. Time columns include failures.
+not timed); for Blender, the depsgraph evaluation. Time columns include failures. CPU
+columns are the process CPU time of the same call (all threads: TRAC-IK runs two, Blender's
+depsgraph may use more; scipy's with its stop-check callback's CPU time subtracted).
 
 Peers: **Reach IK with its default options** (`solver.Solver(figure, [constraint])`, reused
 and retargeted per solve; default orientation weight, tolerances, iteration limit, restarts
@@ -294,7 +301,10 @@ restarts, so the bench gives them TRAC-IK's: after the first try from the seed i
 them from uniform random in-limit starts until a try is within tolerance (checked outside
 the timed region) or their summed solve time passes {RESTART_BUDGET:g} s ("bench").
 "solved, first try" is the single-start result; "solved", the time and residual columns
-are with those restarts. Blender's IK has no restart: single start only.
+are with those restarts. For Reach IK a first try counts as solved when the solver did not
+restart (its first run met the goal by its own test; `IKResult.restarts` is 0); TRAC-IK's
+restarts are not visible from outside, so its first-try column repeats its final result.
+Blender's IK has no restart: single start only.
 
 Caps: slow peers get fewer targets (ikpy 50, 20 from 30 DOF, 10 at 100 DOF; scipy and
 Blender 30 at 100 DOF), every peer stops after a per-case time budget (shown as
@@ -322,7 +332,8 @@ def write_results(run: BenchRun, path: Path) -> None:
         f"command `{run.command}`; whole run {run.seconds / 60:.1f} min",
         "",
         PROTOCOL,
-        "## Headline: solve rate · median time (ms, all runs) per case and peer",
+        "## Headline: solve rate · median wall time (ms, all runs) · "
+        "ratio to TRAC-IK (wall, and CPU)",
         "",
         *headline(run.chains, run.tasks),
         "",
@@ -365,9 +376,13 @@ def write_results(run: BenchRun, path: Path) -> None:
             "",
             case.description + ". TRAC-IK, Blender's IK and ikpy cannot express this task "
             "(several end-effectors with plane/line/aim goals in one solve). The scipy "
-            "peers get one start (no restarts) and the joint limits as bounds.",
+            "peers get one start (no restarts) and the joint limits as bounds. Graded by "
+            "bench/tree_fk.py, a forward kinematics written apart from the solver's: every "
+            "constraint within 1e-5 m and every direction within 1e-3 rad.",
             "",
-            *case_table([r.summary() for r in peer_runs], True),
+            *case_table(
+                [r.summary() for r in peer_runs], True, {r.name: r.restarts for r in peer_runs}
+            ),
             "",
         ]
     if not run.tasks:
@@ -411,7 +426,9 @@ def readme_section(run: BenchRun, image_prefix: str = "bench/") -> str:
         "1e-3 rad by the bench's own forward kinematics, inside the joint limits. Reach IK "
         "runs with its default options. Cells: solve rate (with restarts where the peer has "
         "them or the bench gives them), median wall time per solve (ms), and that time as a "
-        "multiple of TRAC-IK's in the same run. Peers: TRAC-IK (C++) via pytracik, "
+        "multiple of TRAC-IK's in the same run (in brackets: the same ratio of CPU times, "
+        "which the machine's other load distorts less; TRAC-IK's CPU time counts both of its "
+        "racing threads). Peers: TRAC-IK (C++) via pytracik, "
         "scipy's least_squares, SLSQP and L-BFGS-B on Reach IK's own residuals/objective, "
         "ikpy, and Blender's own IK (Standard, iTaSC) through bpy. Robots: KUKA iiwa 7 and "
         "xArm 6 from the URDFs in `pybullet_data`.",

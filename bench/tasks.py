@@ -22,6 +22,7 @@ import numpy as np
 import solver
 from bench.metrics import ANGLE_TOLERANCE, LIMIT_SLACK, POSITION_TOLERANCE, Record
 from bench.peers.base import Deadline, SolveTimeoutError
+from bench.peers.reach import FIRST_RUN_MISSED as FIRST
 from bench.tree_fk import segment_frames
 
 Task = tuple[solver.Figure, list[solver.Constraint]]
@@ -117,7 +118,11 @@ class ReachTask:
         result = ik.solve(initial=start_pose)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         record = grade_task(task, np.asarray(result.x), seconds, index, iterations=int(result.nit))
-        return replace(record, cpu=cpu)
+        record = replace(record, cpu=cpu)
+        if result.restarts:  # the first run missed by the solver's own test
+            missed = Record(index, math.nan, math.inf, math.inf, 0.0, "missed", detail=FIRST)
+            record = replace(record, single=missed, tries=1 + int(result.restarts))
+        return record
 
 
 class ScipyTask:

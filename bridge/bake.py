@@ -45,6 +45,14 @@ __all__ = ["BakeError", "BakeJob", "BakeReport", "bake", "check_targets", "descr
 MODES = ("REPLACE", "LAYER")
 FAR = 1e9  # scene units; a target beyond is "at infinity" (float32 positions 64 units apart)
 
+#: Restarts per baked frame: the nudge off a saddle and the starts near the previous frame's
+#: pose (``solver.restarts``), never a jump anywhere within the limits. A bounded count keeps
+#: a bake repeatable and on its branch, and a frame whose goal is out of reach cheap.
+RESTARTS = 2
+
+#: Default wall-time budget of one frame's solve, seconds (see :class:`BakeJob`).
+TIME_LIMIT = 1.0
+
 
 def check_targets(rig: Rig) -> None:
     """RigError naming the constraint and target if a target is at infinity (farther than
@@ -97,6 +105,10 @@ class BakeJob:
         only_selected: bake only constraints whose Select box is ticked.
         depsgraph: the view layer's depsgraph (``context.evaluated_depsgraph_get()``) to
             measure residuals on; None reports the solver's modelled residuals.
+        time_limit: wall-time budget of each frame's solve, seconds (a very long chain
+            cannot hold the bake up, and ESC in the modal bake is seen between frames).
+            A frame that hits it keeps the best pose found and is listed in the report:
+            only such frames can depend on the machine's speed.
 
     Raises:
         BakeError: the rig cannot be solved (the scene is left as it was).
@@ -104,7 +116,8 @@ class BakeJob:
 
     def __init__(self, obj: object, settings: object, frames: Sequence[int], mode: str, *,
                  scene: object, only_selected: bool = False,
-                 depsgraph: object | None = None) -> None:  # fmt: skip
+                 depsgraph: object | None = None,
+                 time_limit: float = TIME_LIMIT) -> None:  # fmt: skip
         if len(frames) == 0:
             raise BakeError("Reach bake: the frame range is empty")
         if mode not in MODES:
@@ -115,6 +128,8 @@ class BakeJob:
         self.mode = mode
         self.depsgraph = depsgraph
         self.tolerances = (settings.tolerance, settings.angle_tolerance)
+        self.time_limit = time_limit
+        self.time_limited: list[int] = []
         self.total = len(self.frames) * (1 if depsgraph is None else 2)
         self.index = 0
         self.closed = False
@@ -129,9 +144,8 @@ class BakeJob:
         try:
             scene.frame_set(self.frames[0])
             self.rig = build_rig(obj, settings, only_selected)
-            self.solver = solver.Solver(
-                self.rig.figure, self.rig.constraints, **solver_options(settings)
-            )
+            options = {**solver_options(settings), "restarts": RESTARTS, "time_limit": time_limit}
+            self.solver = solver.Solver(self.rig.figure, self.rig.constraints, **options)
             self.channels = keys.solved_channels(self.rig)
             self.state.save_channels((path, index) for path, index, _group in self.channels)
             self.state.mute(builtin_ik(self.rig))
@@ -198,6 +212,8 @@ class BakeJob:
             raise RigError("the solve gave non-finite channel values")
         self.values[:, self.index] = column
         fold(self.modelled, result.residuals)
+        if result.status == solver.Status.TIME_LIMIT or result.time >= self.time_limit:
+            self.time_limited.append(frame)
         self.iterations += result.nit
         self.solve_seconds += result.time
 
@@ -247,6 +263,8 @@ class BakeJob:
             notes=tuple(self.rig.notes),
             overrides=tuple(self.overrides),
             reasons=self._reasons(),
+            time_limited=tuple(self.time_limited),
+            time_limit=self.time_limit,
         )
 
     def _reasons(self) -> dict[str, str]:
@@ -261,14 +279,15 @@ class BakeJob:
 
 def bake(obj: object, settings: object, frames: Sequence[int], mode: str = "REPLACE",
          progress: Callable[[int, int], None] | None = None, *, scene: object,
-         only_selected: bool = False, depsgraph: object | None = None) -> BakeReport:  # fmt: skip
+         only_selected: bool = False, depsgraph: object | None = None,
+         time_limit: float = TIME_LIMIT) -> BakeReport:  # fmt: skip
     """Bake ``frames`` in one go; ``progress(done, total)`` is called after every step.
 
     Arguments as for :class:`BakeJob`. Any exception (from the bake or from ``progress``)
     restores the scene; Reach's and others are raised as :class:`BakeError`.
     """
     job = BakeJob(obj, settings, frames, mode, scene=scene, only_selected=only_selected,
-                  depsgraph=depsgraph)  # fmt: skip
+                  depsgraph=depsgraph, time_limit=time_limit)  # fmt: skip
     try:
         while not job.done:
             job.step()

@@ -69,6 +69,8 @@ class BakeReport:
         notes: what the solve does not model (from the rig).
         overrides: what changes the baked channels on playback (one line each).
         reasons: per constraint the solve reached but playback misses, why (one line).
+        time_limited: frames whose solve hit the per-frame time limit.
+        time_limit: that limit, seconds.
     """
 
     frames: tuple[int, ...]
@@ -85,6 +87,8 @@ class BakeReport:
     notes: tuple[str, ...] = ()
     overrides: tuple[str, ...] = ()
     reasons: dict[str, str] = field(default_factory=dict)
+    time_limited: tuple[int, ...] = ()
+    time_limit: float | None = None
 
     @property
     def satisfied(self) -> bool:
@@ -104,6 +108,17 @@ class BakeReport:
             lines.append(f"  {name}: {_residual(distance, angle)} ({state})")
         return lines
 
+    def _time_limit_lines(self) -> list[str]:
+        if not self.time_limited:
+            return []
+        frames = ", ".join(str(f) for f in self.time_limited[:10])
+        more = ", ..." if len(self.time_limited) > 10 else ""
+        return [
+            f"  note: {len(self.time_limited)} frame(s) stopped at the time limit of "
+            f"{self.time_limit:g} s per frame ({frames}{more}): they keep the best pose found, "
+            "which can differ on a faster or slower machine"
+        ]
+
     def text(self) -> str:
         """The summary shown to the user (several lines)."""
         n = len(self.frames)
@@ -118,5 +133,6 @@ class BakeReport:
             head,
             *self.residual_lines(),
             *(f"  playback: {line}" for line in self.overrides),
+            *self._time_limit_lines(),
             *(f"  note: {note}" for note in self.notes),
         ])  # fmt: skip

@@ -246,6 +246,8 @@ def build_rig(obj: object, settings: object, only_selected: bool = False) -> Rig
     """
     if obj is None or obj.type != "ARMATURE":
         raise RigError("The active object is not an armature")
+    if obj.mode == "EDIT":  # edit bones are not the bones, and the pose is not evaluated
+        raise RigError(f"Armature '{obj.name}' is in Edit Mode; switch to Pose or Object Mode")
     if len(obj.data.bones) == 0:
         raise RigError(f"Armature '{obj.name}' has no bones")
     items = [c for c in settings.constraints if c.enabled and (c.select or not only_selected)]

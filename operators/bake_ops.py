@@ -12,10 +12,10 @@ from __future__ import annotations
 import time
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, IntProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 
 from .. import solver
-from ..bridge import keys, results
+from ..bridge import bake, keys, results
 from ..bridge.bake import BakeError, BakeJob, BakeReport, describe
 from ..bridge.rig import build_rig
 from . import common
@@ -46,6 +46,14 @@ class REACH_OT_bake(bpy.types.Operator):
         default=False,
     )
     mode: EnumProperty(name="Existing Keys", items=BAKE_MODES, default="REPLACE")
+    time_limit: FloatProperty(
+        name="Time per Frame",
+        description="Longest solve of one frame (seconds); a frame that hits it keeps the best "
+        "pose found and is named in the report",
+        default=bake.TIME_LIMIT,
+        min=0.001,
+        soft_max=60.0,
+    )
 
     _job: BakeJob | None = None
     _timer = None
@@ -67,7 +75,8 @@ class REACH_OT_bake(bpy.types.Operator):
         try:
             return BakeJob(obj, obj.reach_ik, self._frames(context.scene), self.mode,
                            scene=context.scene, only_selected=self.only_selected,
-                           depsgraph=context.evaluated_depsgraph_get())  # fmt: skip
+                           depsgraph=context.evaluated_depsgraph_get(),
+                           time_limit=self.time_limit)  # fmt: skip
         except Exception as exc:  # the job restored what it touched; no traceback for the user
             self.report({"ERROR"}, describe(exc))
             return None

@@ -19,7 +19,7 @@ from .result import IKResult, Residual, stop_message
 from .scale import ScaledEvaluation, ScaledProblem, characteristic_length
 
 #: Default distance tolerance as a fraction of the characteristic length.
-RELATIVE_TOLERANCE = 1e-5
+RELATIVE_TOLERANCE = 1e-6
 #: Default wall-time budget of one solve, seconds (restarts included).
 DEFAULT_TIME_LIMIT = 1.0
 #: Default number of restarts after a run that misses a goal (the time limit usually ends
@@ -40,7 +40,7 @@ class Solver:
         figure: the figure.
         constraints: the constraints (at least one enabled).
         tolerance: distance (scene units) within which a goal counts as reached;
-            None (the default) = ``1e-5 L`` with ``L`` the figure's
+            None (the default) = ``1e-6 L`` with ``L`` the figure's
             characteristic length (:func:`solver.scale.characteristic_length`).
         angle_tolerance: angle (degrees) within which a goal counts as reached.
         max_iterations: iteration limit per solve.

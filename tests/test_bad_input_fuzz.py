@@ -78,6 +78,9 @@ ENTRIES = {
     "Solver damping": lambda v: solver.Solver(arm(), [tip()], damping=v),
     "Solver max_iterations": lambda v: solver.Solver(arm(), [tip()], max_iterations=v),
     "Solver hessian": lambda v: solver.Solver(arm(), [tip()], hessian=v),
+    "Solver time_limit": lambda v: solver.Solver(arm(), [tip()], time_limit=v),
+    "Solver restarts": lambda v: solver.Solver(arm(), [tip()], restarts=v),
+    "Solver seed": lambda v: solver.Solver(arm(), [tip()], seed=v),
 }
 
 

@@ -204,3 +204,18 @@ def test_a_saved_run_is_rewritten_with_new_notes(smoke_runs, tmp_path):
     assert main(["--rewrite", "--out", str(tmp_path)]) == 0
     text = (tmp_path / "RESULTS.md").read_text()
     assert "old notes" not in text and run.machine in text and "| iiwa7 pose |" in text
+
+
+def test_a_reach_restart_makes_its_first_try_a_miss():
+    from bench.peers.reach import first_run
+
+    chain = to_serial(arm7())
+    targets = sample_targets(chain, 1)
+    exact = Attempt(targets.angles[0], 0.01)
+    assert first_run(exact, 0) is exact
+    restarted = first_run(exact, 2)
+    assert restarted.tries == 3
+    record = grade(chain, restarted, 0, targets.positions[0], targets.rotations[0])
+    assert record.solved and not record.first.solved and record.tries == 3
+    summary = summarize("x", [record], planned=1)
+    assert (summary.solved, summary.solved_single) == (1, 0)

@@ -116,6 +116,10 @@ def test_set_rest_is_read_by_the_next_pass() -> None:
     fig = mixed_tree(3)
     q = np.zeros(len(fig.joints))
     fig.kinematics.forward(q)
-    fig.set_rest("s1", translation=(0.0, 5.0, 0.0), rpy=(0.2, 0.0, 0.0))
+    fig.set_rest("s1", translation=(0.0, 5.0, 0.0), rpy=(0.2, 0.0, 0.0))  # jointed
+    fig.set_rest("s2", translation=(1.0, 0.0, 2.0), rpy=(0.0, 0.3, 0.0))  # joint-less
+    assert not fig.segments[2].joints
     frames = fig.kinematics.forward(q)
-    assert np.allclose(frames.origins, reference(fig, q)[0][:, :3, 3], atol=1e-12)
+    expected = reference(fig, q)[0]
+    assert np.allclose(frames.origins, expected[:, :3, 3], atol=1e-12)
+    assert np.allclose(frames.rotations, expected[:, :3, :3], atol=1e-12)

@@ -10,7 +10,9 @@ a chain longer than 1 m; a second peer, :data:`GRADED`, sets ``tolerance`` to th
 
 from __future__ import annotations
 
+import math
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -46,6 +48,21 @@ class ReachModel:
         set_goal(self.goal, position, rotation if self.orientation else None)
 
 
+FIRST_RUN_MISSED = "first run missed its goal (restarted)"
+
+
+def first_run(attempt: Attempt, restarts: int) -> Attempt:
+    """``attempt`` with its single-start outcome when Reach IK restarted by itself.
+
+    A restart means the first run from the seed did not meet the goal by the solver's own
+    test, so the first try counts as a miss (its answer is not returned by the solver).
+    """
+    if restarts <= 0:
+        return attempt
+    missed = Attempt(None, math.nan, error=FIRST_RUN_MISSED)
+    return replace(attempt, single=missed, tries=1 + restarts)
+
+
 class ReachChain:
     """Reach IK solving from the mid-range seed pose for every target."""
 
@@ -61,7 +78,8 @@ class ReachChain:
         start = time.perf_counter()
         result = self.model.solver.solve(initial=self.model.seed)
         seconds = time.perf_counter() - start
-        return Attempt(np.array(result.x, dtype=float), seconds, iterations=int(result.nit))
+        attempt = Attempt(np.array(result.x, dtype=float), seconds, iterations=int(result.nit))
+        return first_run(attempt, int(result.restarts))
 
     def track(self, positions: np.ndarray) -> Track:
         """Follow ``positions`` (T, 3), warm-starting every frame from the previous solution."""

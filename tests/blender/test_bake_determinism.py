@@ -15,7 +15,7 @@ import numpy as np
 
 from tests.blender.bake_support import keyframes_of
 from tests.blender.conftest import run_op
-from tests.blender.reach_scenes import activate, add_constraint, add_empty, make_chain
+from tests.blender.reach_scenes import activate, add_constraint, add_empty, last_report, make_chain
 
 FRAMES = 60
 
@@ -81,4 +81,36 @@ def test_bake_after_save_and_reload_writes_identical_keys(
     _assert_same_keys(first, keyframes_of(obj))  # what was saved
     activate(obj)
     run_op(bpy.ops.reach.bake)
+    _assert_same_keys(first, keyframes_of(obj))
+
+
+def _out_of_reach() -> bpy.types.Object:
+    """A 4-bone chain (reach 4) after a target circling at radius 6: never reachable."""
+    obj = make_chain(n=4)
+    pb = obj.pose.bones["b1"]
+    pb.use_ik_limit_x, pb.ik_min_x, pb.ik_max_x = True, -0.5, 0.5
+    target = add_empty("T", (0.0, 0.0, 0.0))
+    for frame in range(1, FRAMES + 1):
+        theta = 2.0 * math.pi * frame / FRAMES
+        target.location = (6.0 * math.cos(theta), 6.0 * math.sin(theta), 1.0)
+        target.keyframe_insert("location", frame=frame)
+    add_constraint(obj, "b3", target, "POSITION")
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, FRAMES
+    activate(obj)
+    return obj
+
+
+def test_a_shot_out_of_reach_bakes_identically_within_the_frame_budget(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    """Restarts that cannot reach the goal stop after a fixed count, not at the time limit
+    (which would make the keys depend on the machine's speed)."""
+    obj = _out_of_reach()
+    run_op(bpy.ops.reach.bake)
+    report = last_report(obj)
+    assert not report.satisfied and report.time_limited == ()
+    first = keyframes_of(obj)
+    run_op(bpy.ops.reach.bake)
+    assert last_report(obj).time_limited == ()
     _assert_same_keys(first, keyframes_of(obj))

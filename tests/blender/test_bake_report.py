@@ -3,6 +3,7 @@ overrides the baked channels on playback, and targets that cannot be baked (NaN,
 
 from __future__ import annotations
 
+import importlib
 import math
 import types
 from types import ModuleType
@@ -156,3 +157,29 @@ def test_execute_shows_progress(clean_scene: bpy.types.Scene, extension: ModuleT
     op, context = modal_operator(extension, obj)
     assert op.execute(context) == {"FINISHED"}
     assert context.window_manager.progress == [0, *range(1, 25), -1]
+
+
+class _Clock:
+    """A ``time`` module whose ``perf_counter`` advances 0.3 s per call: every solve runs
+    out of its time budget after a few iterations, on any machine."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        self.now += 0.3
+        return self.now
+
+
+def test_a_solve_that_hits_the_frame_time_limit_is_named(
+    clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    obj, _target = _shot()
+    clock = _Clock()
+    for name in ("solve", "optimizer.minimize"):  # the solver's clocks (deadline checks)
+        monkeypatch.setattr(importlib.import_module(f"{extension.__name__}.solver.{name}"),
+                            "time", clock)  # fmt: skip
+    run_op(bpy.ops.reach.bake, time_limit=1.0)
+    report = last_report(obj)
+    assert report.time_limited == tuple(range(1, FRAMES + 1))
+    assert f"{FRAMES} frame(s) stopped at the time limit of 1 s per frame" in report.text()

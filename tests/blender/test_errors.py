@@ -90,6 +90,11 @@ def _missing_chain_root(obj: bpy.types.Object, target: bpy.types.Object) -> None
     item.chain_root = "nope"
 
 
+def _edit_mode(obj: bpy.types.Object, target: bpy.types.Object) -> None:
+    activate(obj)
+    bpy.ops.object.mode_set(mode="EDIT")  # bones are edit bones; Blender evaluates no pose
+
+
 CASES = {
     "deleted bone": (_delete_bone, r"'b2 Position'.*bone 'b2' not found"),
     "deleted target": (_delete_target, r"'b2 Position'.*no target object"),
@@ -104,6 +109,7 @@ CASES = {
     ),
     "NaN target": (_nan_target, r"'b2 Position'.*target 'T' has a non-finite"),
     "unknown chain root": (_missing_chain_root, r"'b2 Position'.*chain root bone 'nope'"),
+    "edit mode": (_edit_mode, r"'Chain' is in Edit Mode; switch to Pose or Object Mode"),
 }
 
 

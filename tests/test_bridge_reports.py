@@ -1,0 +1,120 @@
+"""Reports and their reasons without Blender: statuses in words, report text, and the causes
+:func:`bridge.diagnose.explain` finds on stand-in rigs (real Blender checks the whole in
+``tests/blender/test_true_reports.py``)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tests.bridge_stubs import bridge_module
+
+report = bridge_module("report")
+measure = bridge_module("measure")
+diagnose = bridge_module("diagnose")
+
+
+def _outcome(name: str, distance: float, ok: bool, reason: str = "") -> object:
+    effector = measure.Effector(np.zeros(3), None, None)
+    measured = measure.MeasuredResidual(name, "b2", distance, None, ok, effector)
+    return report.ConstraintOutcome(measured, 1e-9, None, reason)
+
+
+@pytest.mark.parametrize(
+    ("measured_ok", "modelled_ok", "stopped_early", "limits_active", "status"),
+    [
+        (True, False, True, True, report.STATUS_REACHED),
+        (False, True, False, False, report.STATUS_BLENDER),
+        (False, False, True, True, report.STATUS_STOPPED),
+        (False, False, False, True, report.STATUS_LIMITED),
+        (False, False, False, False, report.STATUS_COMPROMISE),
+    ],
+)
+def test_status_in_words(
+    measured_ok: bool, modelled_ok: bool, stopped_early: bool, limits_active: bool, status: str
+) -> None:
+    assert report.status_in_words(measured_ok, modelled_ok, stopped_early, limits_active) == status
+
+
+def test_report_text_is_measured_and_plain() -> None:
+    missed = _outcome("hand", 0.25, False, "bone 'forearm' has a Copy Rotation constraint")
+    text = report.FrameReport(
+        report.STATUS_BLENDER, False, (_outcome("foot", 3e-6, True), missed), 2, 40, 0.012,
+        21, 7, notes=("pose scale of bone 'b1' is not modelled",),
+    ).text()  # fmt: skip
+    assert text.splitlines() == [
+        "Reach: Blender moves the bones away from the solved pose. 2 constraints, 7 bones, "
+        "21 DOF, 40 iterations, 12.0 ms, 2 correction passes",
+        "  foot: 3.00e-06 units (reached)",
+        "  hand: 2.50e-01 units (MISSED); bone 'forearm' has a Copy Rotation constraint",
+        "  note: pose scale of bone 'b1' is not modelled",
+    ]
+    assert report.residual_text(None, 1.5) == "1.500 deg"
+    assert report.residual_text(None, None) == "-"
+
+
+def _constraint(kind: str, **settings: object) -> SimpleNamespace:
+    values = {"name": kind.title(), "type": kind, "mute": False, "influence": 1.0}
+    values.update(owner_space="LOCAL", target=None)
+    values.update(settings)
+    return SimpleNamespace(**values)
+
+
+def _rig(constraints: dict | None = None, drivers: tuple = (), **bone_settings: dict) -> tuple:
+    """A 3-bone armature stand-in b0 <- b1 <- b2 and a spec on b2 with one target."""
+    bones, pose = {}, {}
+    parent = None
+    for name in ("b0", "b1", "b2"):
+        extra = bone_settings.get(name, {})
+        bones[name] = SimpleNamespace(
+            name=name, parent=parent, use_inherit_rotation=extra.get("inherit", True),
+            inherit_scale=extra.get("inherit_scale", "FULL"),
+        )  # fmt: skip
+        cons = (constraints or {}).get(name, [])
+        pose[name] = SimpleNamespace(name=name, constraints=cons, scale=(1.0, 1.0, 1.0))
+        parent = bones[name]
+    animation = SimpleNamespace(drivers=[SimpleNamespace(data_path=p) for p in drivers])
+    obj = SimpleNamespace(
+        name="Arm", data=SimpleNamespace(bones=bones), pose=SimpleNamespace(bones=pose),
+        animation_data=animation,
+    )  # fmt: skip
+    target = SimpleNamespace(name="T", parent=None, parent_type="OBJECT", constraints=[])
+    binding = SimpleNamespace(carrier=None, target=target)
+    spec = SimpleNamespace(bone="b2", bindings=[binding])
+    return obj, spec, target
+
+
+def test_explain_names_a_bone_constraint_the_model_does_not_reproduce() -> None:
+    half = _constraint("COPY_ROTATION", name="Copy Rotation", influence=0.5)
+    obj, spec, _target = _rig({"b1": [half]})
+    assert diagnose.explain(obj, spec) == (
+        "bone 'b1' has a Copy Rotation constraint 'Copy Rotation' at influence 0.5 that "
+        "overrides the solve"
+    )
+
+
+def test_explain_skips_what_the_model_reproduces() -> None:
+    modelled = [_constraint("LIMIT_ROTATION"), _constraint("COPY_ROTATION", mute=True)]
+    obj, spec, _target = _rig({"b1": modelled})
+    assert diagnose.explain(obj, spec) == diagnose.UNKNOWN
+    world_limit = _constraint("LIMIT_ROTATION", owner_space="WORLD")
+    obj, spec, _target = _rig({"b0": [world_limit]})
+    assert "bone 'b0' has a Limit Rotation constraint" in diagnose.explain(obj, spec)
+
+
+def test_explain_drivers_inheritance_and_targets() -> None:
+    obj, spec, _target = _rig(drivers=('pose.bones["b1"].rotation_euler',))
+    assert diagnose.explain(obj, spec) == (
+        "bone 'b1' is driven (rotation_euler): the driver overrides the solve"
+    )
+    obj, spec, _target = _rig(b2={"inherit": False})
+    assert diagnose.explain(obj, spec) == (
+        "bone 'b2' does not inherit its parent's rotation (not modelled)"
+    )
+    obj, spec, target = _rig()
+    target.parent, target.parent_type, target.parent_bone = obj, "BONE", "b0"
+    assert diagnose.explain(obj, spec) == (
+        "target 'T' is parented to the armature (bone 'b0'), so it moves with the solve"
+    )
