@@ -22,19 +22,21 @@ def register() -> None:
     """Register property groups, then operator classes."""
     import bpy
 
-    from . import properties
+    from . import properties, renames
 
     properties.register()
     for cls in _operator_classes():
         bpy.utils.register_class(cls)
+    renames.register()
 
 
 def unregister() -> None:
     """Unregister operator classes, then property groups."""
     import bpy
 
-    from . import properties
+    from . import properties, renames
 
+    renames.unregister()
     for cls in reversed(_operator_classes()):
         bpy.utils.unregister_class(cls)
     properties.unregister()

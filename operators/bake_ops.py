@@ -60,7 +60,7 @@ class REACH_OT_bake(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        return common.armature_of(context) is not None
+        return common.poll_editable(cls, context)
 
     def _frames(self, scene: bpy.types.Scene) -> list[int]:
         start, end = (
@@ -176,7 +176,7 @@ class REACH_OT_clear_keys(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        return common.armature_of(context) is not None
+        return common.poll_editable(cls, context)
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         obj = common.armature_of(context)

@@ -11,6 +11,7 @@ from mathutils import Matrix
 
 from .. import solver
 from ..bridge import results
+from ..bridge.editable import why_not_editable
 from ..bridge.items import NothingToDoError
 from ..bridge.rig import bone_world_matrix
 
@@ -19,6 +20,22 @@ def armature_of(context: bpy.types.Context) -> bpy.types.Object | None:
     """The active object when it is an armature, else None."""
     obj = context.active_object
     return obj if obj is not None and obj.type == "ARMATURE" else None
+
+
+def poll_editable(operator: type[bpy.types.Operator], context: bpy.types.Context) -> bool:
+    """Poll of every operator that writes to the armature: one Reach may edit.
+
+    A linked armature without a library override fails the poll with the reason as its
+    poll message, so the operator is greyed out and a call from Python raises it.
+    """
+    obj = armature_of(context)
+    if obj is None:
+        return False
+    reason = why_not_editable(obj)
+    if reason is not None:
+        operator.poll_message_set(reason)
+        return False
+    return True
 
 
 def run(operator: bpy.types.Operator, action: Callable[[], object],

@@ -68,7 +68,7 @@ class _ArmatureOperator(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        return common.armature_of(context) is not None
+        return common.poll_editable(cls, context)
 
 
 class REACH_OT_constraint_add(_ArmatureOperator):

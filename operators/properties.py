@@ -1,10 +1,14 @@
 """Property groups: Reach constraints and solver settings on armature objects, rigidity on bones.
 
 Everything lives in ID data (``Object.reach_ik``, ``PoseBone.reach_ik``), so it is saved with
-the .blend file and undone with the scene.
+the .blend file and undone with the scene. Every property is library-overridable, and the
+constraint list takes insertions, so an animator can add constraints, solve and bake on a
+library override of a linked character and keep the work when the file is saved.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import bpy
 from bpy.props import (
@@ -17,6 +21,20 @@ from bpy.props import (
     PointerProperty,
     StringProperty,
 )
+
+if TYPE_CHECKING:
+    from bpy._typing.rna_enums import (
+        PropertyOverrideFlagCollectionItems,
+        PropertyOverrideFlagItems,
+    )
+
+# ``override=`` of every property: editable on a library override, stored in the override.
+OVERRIDABLE: set[PropertyOverrideFlagItems] = {"LIBRARY_OVERRIDABLE"}
+# Collections also accept items added on the override after the library's own.
+OVERRIDABLE_LIST: set[PropertyOverrideFlagCollectionItems] = {
+    "LIBRARY_OVERRIDABLE",
+    "USE_INSERTION",
+}
 
 GOAL_TYPES = (
     ("POSITION", "Position", "Move the end-effector point onto the target's location"),
@@ -48,11 +66,13 @@ class ReachBoneSettings(bpy.types.PropertyGroup):
     """Per-bone settings (``PoseBone.reach_ik``)."""
 
     use_rigidity: BoolProperty(
+        override=OVERRIDABLE,
         name="Override Rigidity",
         description="Use Reach's own rigidity; when off, Blender's IK Stiffness is used",
         default=False,
     )
     rigidity: FloatVectorProperty(
+        override=OVERRIDABLE,
         name="Rigidity",
         description="Resistance of each local rotation axis to motion (0 free, 1 locked)",
         size=3,
@@ -67,10 +87,15 @@ class ReachConstraint(bpy.types.PropertyGroup):
     """One spatial constraint: an end-effector on a bone, a goal, and how much it matters."""
 
     # ``name`` comes from PropertyGroup.
-    enabled: BoolProperty(name="Enabled", default=True)
-    select: BoolProperty(name="Select", description="Selected for partial bakes", default=True)
-    bone: StringProperty(name="Bone", description="Bone carrying the end-effector")
+    enabled: BoolProperty(override=OVERRIDABLE, name="Enabled", default=True)
+    select: BoolProperty(
+        override=OVERRIDABLE, name="Select", description="Selected for partial bakes", default=True
+    )
+    bone: StringProperty(
+        override=OVERRIDABLE, name="Bone", description="Bone carrying the end-effector"
+    )
     effector: EnumProperty(
+        override=OVERRIDABLE,
         name="End-effector",
         items=(
             ("HEAD", "Head", "The bone's head"),
@@ -80,26 +105,30 @@ class ReachConstraint(bpy.types.PropertyGroup):
         default="TAIL",
     )
     offset: FloatProperty(
+        override=OVERRIDABLE,
         name="Offset",
         description="Position along the bone (0 head, 1 tail)",
         default=0.5,
         soft_min=0.0,
         soft_max=1.0,
     )
-    goal_type: EnumProperty(name="Goal", items=GOAL_TYPES, default="POSITION")
+    goal_type: EnumProperty(override=OVERRIDABLE, name="Goal", items=GOAL_TYPES, default="POSITION")
     group: StringProperty(
+        override=OVERRIDABLE,
         name="Disjunction Group",
         description=(
             "Constraints of the same bone sharing a group name form one disjunction: "
             "satisfying any one member is enough (e.g. keep out of a box)"
         ),
     )
-    target: PointerProperty(name="Target", type=bpy.types.Object)
+    target: PointerProperty(override=OVERRIDABLE, name="Target", type=bpy.types.Object)
     target_bone: StringProperty(
+        override=OVERRIDABLE,
         name="Target Bone",
         description="Bone of the target armature (a bone of the same armature closes a loop)",
     )
     target_head_tail: FloatProperty(
+        override=OVERRIDABLE,
         name="Target Head/Tail",
         description="Point on the target bone (0 head, 1 tail)",
         default=1.0,
@@ -107,19 +136,22 @@ class ReachConstraint(bpy.types.PropertyGroup):
         soft_max=1.0,
     )
     target_axis: EnumProperty(
+        override=OVERRIDABLE,
         name="Target Axis",
         description="Target axis used as line direction or plane normal",
         items=SIGNED_AXES,
         default="Z",
     )
     aim_axis: EnumProperty(
+        override=OVERRIDABLE,
         name="Aim Axis",
         description="Bone axis that aims at the target",
         items=SIGNED_AXES,
         default="Y",
     )
-    weight: FloatProperty(name="Weight", default=1.0, min=0.0, soft_max=10.0)
+    weight: FloatProperty(override=OVERRIDABLE, name="Weight", default=1.0, min=0.0, soft_max=10.0)
     position_weight: FloatProperty(
+        override=OVERRIDABLE,
         name="Position Weight",
         description="Share of position in a position & orientation goal (the rest: orientation)",
         default=0.5,
@@ -127,6 +159,7 @@ class ReachConstraint(bpy.types.PropertyGroup):
         max=1.0,
     )
     degrees: FloatProperty(
+        override=OVERRIDABLE,
         name="Degrees per Unit",
         description="Angle error (degrees) that weighs as much as one unit of distance",
         default=1.0,
@@ -134,6 +167,7 @@ class ReachConstraint(bpy.types.PropertyGroup):
         soft_max=90.0,
     )
     suppress: EnumProperty(
+        override=OVERRIDABLE,
         name="Suppress",
         description="Orientation direction left free",
         items=(
@@ -144,6 +178,7 @@ class ReachConstraint(bpy.types.PropertyGroup):
         default="NONE",
     )
     chain_mode: EnumProperty(
+        override=OVERRIDABLE,
         name="Chain",
         items=(
             ("ALL", "All Ancestors", "Every parent up to the root moves"),
@@ -152,24 +187,29 @@ class ReachConstraint(bpy.types.PropertyGroup):
         ),
         default="ALL",
     )
-    chain_root: StringProperty(name="Chain Root", description="Topmost bone that moves")
-    chain_length: IntProperty(name="Chain Length", default=2, min=1, soft_max=30)
+    chain_root: StringProperty(
+        override=OVERRIDABLE, name="Chain Root", description="Topmost bone that moves"
+    )
+    chain_length: IntProperty(
+        override=OVERRIDABLE, name="Chain Length", default=2, min=1, soft_max=30
+    )
 
 
 class ReachResidual(bpy.types.PropertyGroup):
     """The last solve's residual of one constraint (for the panel)."""
 
-    distance: FloatProperty(name="Distance", default=-1.0)
-    angle: FloatProperty(name="Angle", default=-1.0)
-    satisfied: BoolProperty(name="Satisfied", default=False)
+    distance: FloatProperty(override=OVERRIDABLE, name="Distance", default=-1.0)
+    angle: FloatProperty(override=OVERRIDABLE, name="Angle", default=-1.0)
+    satisfied: BoolProperty(override=OVERRIDABLE, name="Satisfied", default=False)
 
 
 class ReachSettings(bpy.types.PropertyGroup):
     """Everything Reach stores on an armature object (``Object.reach_ik``)."""
 
-    constraints: CollectionProperty(type=ReachConstraint)
-    active_index: IntProperty(name="Active Constraint", default=0)
+    constraints: CollectionProperty(override=OVERRIDABLE_LIST, type=ReachConstraint)
+    active_index: IntProperty(override=OVERRIDABLE, name="Active Constraint", default=0)
     tolerance: FloatProperty(
+        override=OVERRIDABLE,
         name="Tolerance",
         description="Distance (scene units) at which a position goal counts as reached",
         default=1e-5,
@@ -177,14 +217,18 @@ class ReachSettings(bpy.types.PropertyGroup):
         precision=6,
     )
     angle_tolerance: FloatProperty(
+        override=OVERRIDABLE,
         name="Angle Tolerance",
         description="Angle (degrees) at which an orientation goal counts as reached",
         default=0.01,
         min=1e-6,
         precision=4,
     )
-    max_iterations: IntProperty(name="Iteration Limit", default=200, min=1, soft_max=5000)
+    max_iterations: IntProperty(
+        override=OVERRIDABLE, name="Iteration Limit", default=200, min=1, soft_max=5000
+    )
     hessian: EnumProperty(
+        override=OVERRIDABLE,
         name="Hessian",
         description="How the optimiser builds its inverse Hessian",
         items=(
@@ -198,18 +242,19 @@ class ReachSettings(bpy.types.PropertyGroup):
         default="gauss-newton-hybrid",
     )
     use_root_translation: BoolProperty(
+        override=OVERRIDABLE,
         name="Root Translation",
         description="Let root bones move (three prismatic DOFs each, written as location)",
         default=False,
     )
     # Results of the last solve, shown by the panel.
-    has_result: BoolProperty(default=False)
-    status: StringProperty(name="Status")
-    satisfied: BoolProperty(default=False)
-    iterations: IntProperty(name="Iterations")
-    dof_count: IntProperty(name="Degrees of Freedom")
-    solve_time: FloatProperty(name="Time (ms)")
-    residuals: CollectionProperty(type=ReachResidual)
+    has_result: BoolProperty(override=OVERRIDABLE, default=False)
+    status: StringProperty(override=OVERRIDABLE, name="Status")
+    satisfied: BoolProperty(override=OVERRIDABLE, default=False)
+    iterations: IntProperty(override=OVERRIDABLE, name="Iterations")
+    dof_count: IntProperty(override=OVERRIDABLE, name="Degrees of Freedom")
+    solve_time: FloatProperty(override=OVERRIDABLE, name="Time (ms)")
+    residuals: CollectionProperty(override=OVERRIDABLE_LIST, type=ReachResidual)
 
 
 classes = (ReachBoneSettings, ReachConstraint, ReachResidual, ReachSettings)
@@ -220,8 +265,8 @@ def register() -> None:
     """Register the property groups and attach them to Object and PoseBone."""
     for cls in classes:
         bpy.utils.register_class(cls)
-    bpy.types.Object.reach_ik = PointerProperty(type=ReachSettings)  # pyright: ignore[reportAttributeAccessIssue]
-    bpy.types.PoseBone.reach_ik = PointerProperty(type=ReachBoneSettings)  # pyright: ignore[reportAttributeAccessIssue]
+    bpy.types.Object.reach_ik = PointerProperty(override=OVERRIDABLE, type=ReachSettings)  # pyright: ignore[reportAttributeAccessIssue]
+    bpy.types.PoseBone.reach_ik = PointerProperty(override=OVERRIDABLE, type=ReachBoneSettings)  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def unregister() -> None:

@@ -24,7 +24,7 @@ class REACH_OT_solve(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        return common.armature_of(context) is not None
+        return common.poll_editable(cls, context)
 
     def execute(self, context: bpy.types.Context) -> set[str]:
         obj = common.armature_of(context)

@@ -167,16 +167,16 @@ class Solver:
         self,
         scaled: ScaledProblem,
         z0: np.ndarray,
-        outcome: Outcome,
-        callback: object,
+        outcome: Outcome[ScaledEvaluation],
+        callback: Callable[[np.ndarray, float], None] | None,
         deadline: float | None,
-    ) -> tuple[Outcome, int, int]:
+    ) -> tuple[Outcome[ScaledEvaluation], int, int]:
         """Restart after a run that misses a goal; the best run, total iterations, restarts."""
         nit, tries = outcome.nit, 0
         sampler = StartSampler(scaled, z0, self.seed)
         best = outcome
 
-        def out_of_time(last: Outcome) -> bool:
+        def out_of_time(last: Outcome[ScaledEvaluation]) -> bool:
             return last.status == Status.TIME_LIMIT or (
                 deadline is not None and time.perf_counter() >= deadline
             )

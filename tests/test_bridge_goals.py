@@ -1,0 +1,214 @@
+"""Targets -> goals and report text without Blender, on stand-in objects.
+
+``bridge.rig_goals.GoalBinding`` reads a target object's (or target bone's) world transform
+and turns it into goal attributes; ``bridge.report`` words a solve's outcome. Both use Blender
+data only through the objects passed in.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from tests.bridge_stubs import StubBone, bridge_module
+
+rig_goals = bridge_module("rig_goals")
+report = bridge_module("report")
+measure = bridge_module("measure")
+
+
+class BindingError(Exception):
+    """Raised by the bindings under test (the bridge passes RigError)."""
+
+
+def rotation_z(angle: float) -> np.ndarray:
+    """(4, 4) rotation about Z by ``angle`` radians."""
+    c, s = math.cos(angle), math.sin(angle)
+    m = np.eye(4)
+    m[:2, :2] = [[c, -s], [s, c]]
+    return m
+
+
+@dataclass
+class StubPose:
+    bones: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass
+class StubTargetBone:
+    """A pose bone seen as a target: armature-space ``matrix`` and its ``bone``."""
+
+    matrix: np.ndarray
+    bone: StubBone
+
+
+@dataclass
+class StubObject:
+    """An object seen as a target or as the solved armature (``matrix_world`` (4, 4))."""
+
+    name: str
+    matrix_world: np.ndarray
+    pose: StubPose = field(default_factory=StubPose)
+
+
+class DeletedObject:
+    """A Python handle to an object Blender has freed: every access raises ReferenceError."""
+
+    name = "gone"
+
+    def __getattr__(self, name: str) -> object:
+        raise ReferenceError("StructRNA of type Object has been removed")
+
+
+def binding(kind: str, target: object, **fields: object) -> object:
+    """A :class:`GoalBinding` for goal type ``kind`` (no goal object needed to read values)."""
+    values = {
+        "name": "c",
+        "item_kind": kind,
+        "goal": None,
+        "target": target,
+        "target_bone": "",
+        "head_tail": 1.0,
+        "target_axis": "Z",
+        "suppress": "NONE",
+        "carrier": None,
+        "error": BindingError,
+    }
+    values.update(fields)
+    return rig_goals.GoalBinding(**values)
+
+
+def placed(matrix: np.ndarray, location: tuple[float, float, float]) -> np.ndarray:
+    out = np.array(matrix, dtype=float)
+    out[:3, 3] = location
+    return out
+
+
+ARMATURE = StubObject("Rig", np.eye(4))
+
+
+def test_point_goals_take_the_target_location() -> None:
+    target = StubObject("T", placed(np.eye(4), (1.0, 2.0, 3.0)))
+    for kind in rig_goals.POINT_GOALS:
+        values = binding(kind, target).values(ARMATURE, 1.0)
+        np.testing.assert_array_equal(values["point"], [1.0, 2.0, 3.0])
+
+
+def test_orientation_takes_target_x_and_y_and_suppress_frees_one() -> None:
+    target = StubObject("T", placed(rotation_z(math.pi / 2), (0.0, 0.0, 0.0)))
+    values = binding("ORIENTATION", target).values(ARMATURE, 1.0)
+    np.testing.assert_allclose(values["x"], [0.0, 1.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(values["y"], [-1.0, 0.0, 0.0], atol=1e-12)
+    assert "point" not in values
+    free_x = binding("ORIENTATION", target, suppress="X").values(ARMATURE, 1.0)
+    assert free_x["x"] is None and free_x["y"] is not None
+
+
+@pytest.mark.parametrize(
+    ("kind", "key", "axis", "expected"),
+    [
+        ("LINE", "direction", "X", (0.0, 2.0, 0.0)),
+        ("PLANE", "normal", "-Y", (1.0, 0.0, 0.0)),
+        ("HALF_SPACE", "normal", "Z", (0.0, 0.0, 1.0)),
+    ],
+)
+def test_line_and_plane_use_the_target_axis_without_scale(
+    kind: str, key: str, axis: str, expected: tuple[float, float, float]
+) -> None:
+    scaled = rotation_z(math.pi / 2) @ np.diag([2.0, 2.0, 2.0, 1.0])
+    values = binding(kind, StubObject("T", scaled), target_axis=axis).values(ARMATURE, 1.0)
+    np.testing.assert_allclose(
+        values[key], np.array(expected) / np.linalg.norm(expected), atol=1e-12
+    )
+
+
+def test_target_bone_point_moves_along_the_bone_by_head_tail() -> None:
+    bone = StubTargetBone(placed(np.eye(4), (0.0, 0.0, 1.0)), StubBone("arm", length=2.0))
+    target = StubObject("Other", placed(np.eye(4), (5.0, 0.0, 0.0)), StubPose({"arm": bone}))
+    values = binding("POSITION", target, target_bone="arm", head_tail=0.25).values(ARMATURE, 1.0)
+    np.testing.assert_allclose(values["point"], [5.0, 0.5, 1.0])  # bone Y is its length axis
+
+
+def test_a_mirrored_armature_sees_goals_reflected_across_yz() -> None:
+    mirrored = StubObject("Rig", np.diag([-1.0, 1.0, 1.0, 1.0]))
+    target = StubObject("T", placed(np.eye(4), (1.0, 2.0, 3.0)))
+    values = binding("POSITION", target).values(mirrored, 1.0)
+    np.testing.assert_array_equal(values["point"], [-1.0, 2.0, 3.0])
+
+
+def test_a_carrier_goal_sits_on_its_own_bone_in_scene_units() -> None:
+    armature = StubObject("Rig", np.eye(4))
+    armature.data = type("Data", (), {"bones": {"hand": StubBone("hand", length=0.5)}})()  # type: ignore[attr-defined]
+    b = binding("POSITION", armature, carrier="hand", head_tail=0.5)
+    np.testing.assert_allclose(b.values(armature, 2.0)["point"], [0.0, 0.5, 0.0])
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        (DeletedObject(), "'c': its target object was deleted"),
+        (StubObject("T", np.full((4, 4), np.nan)), "'c': target 'T' has a non-finite"),
+        (StubObject("T", np.diag([0.0, 0.0, 0.0, 1.0])), "'c': target 'T' has zero scale"),
+    ],
+    ids=["deleted", "nan", "zero-scale"],
+)
+def test_unusable_targets_raise_the_bridge_error_naming_the_constraint(
+    target: object, message: str
+) -> None:
+    with pytest.raises(BindingError, match=message):
+        binding("POSITION", target).values(ARMATURE, 1.0)
+
+
+# ---------------------------------------------------------------- report text
+
+
+def outcome(name: str, distance: float | None, angle: float | None, ok: bool, reason: str = ""):
+    effector = measure.Effector(np.zeros(3), None, None)
+    residual = measure.MeasuredResidual(name, "b", distance, angle, ok, effector)
+    return report.ConstraintOutcome(residual, distance, angle, reason)
+
+
+def test_report_lines_give_measured_residuals_state_and_reason() -> None:
+    frame = report.FrameReport(
+        status=report.STATUS_LIMITED,
+        satisfied=False,
+        constraints=(
+            outcome("hand", 1.5e-3, None, False, "bone 'forearm' has a Copy Rotation"),
+            outcome("gaze", None, 0.25, True),
+        ),
+        passes=2,
+        iterations=17,
+        seconds=0.0123,
+        dof=9,
+        bones=3,
+        keys=6,
+        notes=("pose scale of bone 'b0' is not modelled",),
+    )
+    assert frame.text().splitlines() == [
+        f"Reach: {report.STATUS_LIMITED}. 2 constraints, 3 bones, 9 DOF, 17 iterations, "
+        "12.3 ms, 2 correction passes, 6 keys",
+        "  hand: 1.50e-03 units (MISSED); bone 'forearm' has a Copy Rotation",
+        "  gaze: 0.250 deg (reached)",
+        "  note: pose scale of bone 'b0' is not modelled",
+    ]
+    assert "Kuhn" not in frame.text()
+
+
+@pytest.mark.parametrize(
+    ("measured", "modelled", "early", "limits", "status"),
+    [
+        (True, False, True, True, "STATUS_REACHED"),
+        (False, True, False, False, "STATUS_BLENDER"),
+        (False, False, True, True, "STATUS_STOPPED"),
+        (False, False, False, True, "STATUS_LIMITED"),
+        (False, False, False, False, "STATUS_COMPROMISE"),
+    ],
+)
+def test_status_in_words_puts_the_measurement_first(
+    measured: bool, modelled: bool, early: bool, limits: bool, status: str
+) -> None:
+    words = report.status_in_words(measured, modelled, early, limits)
+    assert words == getattr(report, status)
