@@ -69,6 +69,8 @@ def _solver(chain: SerialChain, orientation: bool, hessian: str, max_iterations:
         angle_tolerance=ANGLE_TOLERANCE,
         max_iterations=max_iterations,
         hessian=hessian,
+        restarts=0,  # one optimiser run per target: the strategies, not the search
+        time_limit=None,
     )
     mid = dict(zip(chain.joints, chain.mid_range(), strict=True))
     start = np.array([mid[name] for name in figure.coordinate_names], dtype=float)

@@ -118,13 +118,18 @@ class BakeJob:
                  scene: object, only_selected: bool = False,
                  depsgraph: object | None = None,
                  time_limit: float = TIME_LIMIT) -> None:  # fmt: skip
-        if len(frames) == 0:
+        try:
+            self.frames = [int(f) for f in frames]
+        except (TypeError, ValueError):
+            raise BakeError(f"Reach bake: frames must be whole numbers, got {frames!r}") from None
+        if not self.frames:
             raise BakeError("Reach bake: the frame range is empty")
         if mode not in MODES:
             raise BakeError(f"Reach bake: mode must be one of {MODES}, not {mode!r}")
+        if not (isinstance(time_limit, int | float) and time_limit > 0.0):  # NaN fails too
+            raise BakeError(f"Reach bake: time_limit must be a positive number, not {time_limit!r}")
         self.obj = obj
         self.scene = scene
-        self.frames = [int(f) for f in frames]
         self.mode = mode
         self.depsgraph = depsgraph
         self.tolerances = (settings.tolerance, settings.angle_tolerance)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from .. import solver
 from .rig import RigError
@@ -29,9 +30,21 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def fold(worst: Worst, residuals: Sequence[object]) -> None:
-    """Fold one frame's residuals (solver or measured: ``name``, ``distance``, ``angle``,
-    ``satisfied``) into per-constraint worst values."""
+class AnyResidual(Protocol):
+    """What :func:`fold` reads of a residual: the solver's or a measured one."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def distance(self) -> float | None: ...
+    @property
+    def angle(self) -> float | None: ...
+    @property
+    def satisfied(self) -> bool: ...
+
+
+def fold(worst: Worst, residuals: Sequence[AnyResidual]) -> None:
+    """Fold one frame's residuals into per-constraint worst values."""
     for r in residuals:
         old = worst.get(r.name, (None, None, True))
         distance = r.distance if old[0] is None else max(old[0], r.distance or 0.0)

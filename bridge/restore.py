@@ -16,11 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import compat
 from .keys import KEYFRAME_PROPERTIES, bone_path
+
+if TYPE_CHECKING:  # annotations only: bpy objects are passed in
+    from bpy.types import Constraint, FCurve, Object, PoseBone, Scene
 
 POSE_PROPERTIES = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle",
                    "scale")  # fmt: skip
@@ -35,7 +39,7 @@ class SavedCurve:
     keys: dict[str, np.ndarray] | None
 
 
-def _read_keys(fcurve: object) -> dict[str, np.ndarray]:
+def _read_keys(fcurve: FCurve) -> dict[str, np.ndarray]:
     points = fcurve.keyframe_points
     out = {}
     for prop, dtype, width in KEYFRAME_PROPERTIES:
@@ -45,7 +49,7 @@ def _read_keys(fcurve: object) -> dict[str, np.ndarray]:
     return out
 
 
-def _write_keys(fcurve: object, keys: dict[str, np.ndarray]) -> None:
+def _write_keys(fcurve: FCurve, keys: dict[str, np.ndarray]) -> None:
     """Make ``fcurve``'s keys exactly ``keys`` (from :func:`_read_keys`)."""
     points = fcurve.keyframe_points
     current = _read_keys(fcurve)
@@ -72,18 +76,18 @@ class SceneState:
         muted: constraints the bake muted (unmuted again by :meth:`restore` / :meth:`finish`).
     """
 
-    scene: object
-    obj: object
+    scene: Scene
+    obj: Object
     frame: tuple[int, float]
-    pose: list[tuple[object, str, str, np.ndarray]]
+    pose: list[tuple[PoseBone, str, str, np.ndarray]]
     layout: tuple
     groups: set[str]
     curves: list[SavedCurve]
-    muted: list[object] = field(default_factory=list)
+    muted: list[Constraint] = field(default_factory=list)
 
     @classmethod
     def capture(
-        cls, scene: object, obj: object, channels: Iterable[tuple[str, int]] = ()
+        cls, scene: Scene, obj: Object, channels: Iterable[tuple[str, int]] = ()
     ) -> SceneState:
         """Record the frame, the pose and the keys of ``channels`` ((data_path, index) pairs)."""
         pose = [
@@ -109,7 +113,7 @@ class SceneState:
             self.curves.append(SavedCurve(data_path, index, keys))
             known.add((data_path, index))
 
-    def mute(self, constraints: Iterable[object]) -> None:
+    def mute(self, constraints: Iterable[Constraint]) -> None:
         """Mute ``constraints`` until :meth:`restore` or :meth:`finish`."""
         for con in constraints:
             con.mute = True

@@ -52,6 +52,7 @@ __all__ = ["Rig", "RigError", "build_rig", "rotation_data_path", "solver_options
 
 EPS_LENGTH = 1e-9
 REBASE_ANGLE = 0.5  # radians; LOCAL joints are relinearised beyond this
+SOLVE_MARGIN = 0.5  # the solver aims at this share of the user's tolerances
 
 
 @dataclass
@@ -320,10 +321,16 @@ def build_rig(obj: object, settings: object, only_selected: bool = False) -> Rig
 
 
 def solver_options(settings: object) -> dict[str, object]:
-    """Keyword options for ``solver.Solver`` from the armature's Reach settings."""
+    """Keyword options for ``solver.Solver`` from the armature's Reach settings.
+
+    The solver aims at :data:`SOLVE_MARGIN` times the tolerances: a goal is judged on
+    Blender's evaluated pose (:mod:`.measure`), which Blender computes in single precision,
+    so a solve stopping right at the tolerance would be reported reached or missed by
+    round-off.
+    """
     return {
-        "tolerance": settings.tolerance,
-        "angle_tolerance": settings.angle_tolerance,
+        "tolerance": SOLVE_MARGIN * settings.tolerance,
+        "angle_tolerance": SOLVE_MARGIN * settings.angle_tolerance,
         "max_iterations": settings.max_iterations,
         "hessian": settings.hessian,
     }

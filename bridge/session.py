@@ -173,22 +173,27 @@ class RigSession:
         iterations, seconds = first.result.nit, first.result.time
         depsgraph = self.view_layer.depsgraph
         corrector = Corrector()
-        while wrong and passes < MAX_PASSES and stalled < STALL_PASSES:
-            if best.score(tol, angle_tol, counted) == 0.0:
-                break
-            for i in wrong:
-                spec = rig.specs[i]
-                corrector.retarget(rig, spec, last.measured[i], last.frames[spec.bone], depsgraph)
-            rig.push_rest()
-            last = self._evaluate(self.solver.solve(rig.initial()))
-            passes += 1
-            iterations += last.result.nit
-            seconds += last.result.time
-            if last.score(tol, angle_tol, counted) < best.score(tol, angle_tol, counted):
-                best, stalled = last, 0
-            else:
-                stalled += 1
-        rig.update_targets()  # the goals back on the true targets
+        restarts, self.solver.restarts = self.solver.restarts, 0  # refine, never jump away
+        try:
+            while wrong and passes < MAX_PASSES and stalled < STALL_PASSES:
+                if best.score(tol, angle_tol, counted) == 0.0:
+                    break
+                for i in wrong:
+                    spec = rig.specs[i]
+                    frame = last.frames[spec.bone]
+                    corrector.retarget(rig, spec, last.measured[i], frame, depsgraph)
+                rig.push_rest()
+                last = self._evaluate(self.solver.solve(rig.initial()))
+                passes += 1
+                iterations += last.result.nit
+                seconds += last.result.time
+                if last.score(tol, angle_tol, counted) < best.score(tol, angle_tol, counted):
+                    best, stalled = last, 0
+                else:
+                    stalled += 1
+        finally:
+            self.solver.restarts = restarts
+            rig.update_targets()  # the goals back on the true targets
         if best is not last:  # later passes did worse: keep the best pose
             rig.write_pose(best.channels)
             self.view_layer.update()

@@ -68,7 +68,7 @@ class IKResult:
             (no feasible descent direction left); with ``success`` False this
             is the closest reachable pose, not a failure to converge.
         fun: objective value ``G`` at ``x`` (eq. 25).
-        nit: iterations; nfev: objective/gradient evaluations (all runs).
+        nit: iterations; nfev: objective/gradient evaluations (both over all runs).
         restarts: runs started again after the first (see ``Solver`` restarts).
         residuals: per-constraint errors in user units.
         active_set: descriptions of the joint limits/linear constraints

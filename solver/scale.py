@@ -119,6 +119,7 @@ class ScaledProblem:
         self.length = float(length)
         self.inverse_square = 1.0 / (self.length * self.length)
         self.unit = self._units(problem, self.length)
+        self.gradient_scale = self.unit * self.inverse_square  # (n,) D / L^2
         rows = problem.system
         self.system = LinearSystem(
             rows.A * self.unit, rows.b, rows.equality, rows.labels

@@ -51,9 +51,9 @@ class Solver:
             projected Levenberg-Marquardt method with BFGS/DFP updates in
             between); ``"bfgs"`` is the paper's Appendix as written
             (``H_0 = I``, updates (30), (32), (33)/(34) only, never re-seeded).
-            The hybrid is the default because it needs 2-5x fewer iterations
+            The hybrid is the default because it needs 1.8-5.4x fewer iterations
             at the same or a higher solve rate (bench/OPTIMIZER_SCALING.md:
-            mean 17.9 vs 56.9 iterations and 98 % vs 96 % solved on a 7-DOF
+            mean 17.9 vs 56.8 iterations and 98 % vs 96 % solved on a 7-DOF
             full-pose task, 6.3 vs 34.2 iterations on a 3-link chain).
         damping: Levenberg damping of the Gauss-Newton seed relative to its
             mean diagonal (``"gauss-newton-hybrid"`` only).

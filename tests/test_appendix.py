@@ -464,3 +464,36 @@ def test_scaled_evaluation_offers_the_gauss_newton_factor() -> None:
     e = scaled.evaluate(np.array([0.3, -0.4, 0.2]))
     factor = e.gauss_newton_factor()
     np.testing.assert_allclose(factor.T @ factor, e.gauss_newton(), rtol=1e-12, atol=1e-14)
+
+
+def _chain_at_a_vertex(seed: int) -> tuple[Figure, Constraint, np.ndarray]:
+    """2-3 planar links whose start is a vertex of six random rows (the fuzz's stall case)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 4))
+    fig = Figure()
+    parent = None
+    for i in range(n):
+        translation = (0.0, 0.0, 0.0) if parent is None else (1.0, 0.0, 0.0)
+        fig.add_segment(f"s{i}", parent=parent, translation=translation)
+        fig.add_revolute(f"s{i}", (0, 0, 1), name=f"j{i}")
+        parent = f"s{i}"
+    fig.add_segment("tip", parent=parent, translation=(1.0, 0.0, 0.0))
+    start = rng.uniform(-1.0, 1.0, n)
+    for _ in range(6):
+        a = rng.normal(size=n)
+        a /= np.linalg.norm(a)
+        fig.add_linear_constraint({f"j{i}": float(a[i]) for i in range(n)}, upper=float(a @ start))
+    target = rng.uniform(-n, n, 3)
+    target[2] = 0.0
+    return fig, Constraint(EndEffector("tip"), PositionGoal(target), name="reach"), start
+
+
+@pytest.mark.parametrize("seed", [22, 64, 76, 420])
+def test_a_figure_at_a_vertex_of_many_rows_does_not_burn_its_budget(seed: int) -> None:
+    """These used to run to the iteration limit (zero-length steps counted as iterations)."""
+    fig, constraint, start = _chain_at_a_vertex(seed)
+    # One optimiser run: no restarts (their iterations add up) and no time limit.
+    solver = Solver(fig, [constraint], max_iterations=200, restarts=0, time_limit=None)
+    result = solver.solve(initial=start)
+    assert result.status in (Status.KUHN_TUCKER, Status.NO_PROGRESS, Status.GOAL_REACHED)
+    assert result.nit < 50

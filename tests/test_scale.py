@@ -133,3 +133,32 @@ def test_tiny_rig_does_not_stop_at_the_first_iteration() -> None:
     assert result.status == Status.GOAL_REACHED and result.success
     assert result.residuals[0].distance <= 1e-5 * 2 * scale
     assert result.nit > 1
+
+
+def _slider_run(scale: float) -> list[tuple[bool, int]]:
+    """A revolute-prismatic-revolute arm reaching targets at ``scale`` times its size."""
+    fig = Figure()
+    fig.add_segment("base")
+    fig.add_revolute("base", "z", -3.0, 3.0)
+    fig.add_segment("boom", parent="base", translation=(0.5 * scale, 0.0, 0.0))
+    fig.add_prismatic("boom", "x", 0.0, 1.5 * scale)
+    fig.add_revolute("boom", "y", -1.5, 1.5)
+    fig.add_segment("tool", parent="boom", translation=(0.4 * scale, 0.0, 0.0))
+    rng = np.random.default_rng(7)
+    lower, upper = fig.coordinate_bounds()
+    goal = PositionGoal((scale, 0.0, 0.0))
+    solver = Solver(fig, [Constraint(EndEffector("tool"), goal)], restarts=0)
+    runs = []
+    for _ in range(12):
+        goal.point = fig.forward(rng.uniform(lower, upper))["tool"][:3, 3]  # reachable
+        result = solver.solve(initial=[0.0, 0.0, 0.0])
+        runs.append((result.success, result.nit))
+    return runs
+
+
+def test_prismatic_joints_move_in_units_of_the_length() -> None:
+    """Sliding joints are measured in units of L, so their step cap scales with the rig."""
+    base = _slider_run(1.0)
+    assert sum(ok for ok, _ in base) >= 6 and max(nit for _, nit in base) > 1
+    assert _slider_run(1e-3) == base
+    assert _slider_run(1e3) == base

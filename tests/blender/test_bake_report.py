@@ -183,3 +183,28 @@ def test_a_solve_that_hits_the_frame_time_limit_is_named(
     report = last_report(obj)
     assert report.time_limited == tuple(range(1, FRAMES + 1))
     assert f"{FRAMES} frame(s) stopped at the time limit of 1 s per frame" in report.text()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({"frames": ["one", "two"]}, "frames"),
+        ({"frames": None}, "frames"),
+        ({"frames": []}, "frame range is empty"),
+        ({"mode": "MERGE"}, "mode"),
+        ({"time_limit": float("nan")}, "time_limit"),
+        ({"time_limit": 0.0}, "time_limit"),
+        ({"time_limit": "1"}, "time_limit"),
+    ],
+)
+def test_bad_bake_arguments_are_named_and_change_nothing(
+    clean_scene: bpy.types.Scene, extension: ModuleType, arguments: dict, named: str
+) -> None:
+    obj, _target = _shot()
+    clean_scene.frame_set(5)
+    kwargs = {"frames": range(1, 4), "mode": "REPLACE", **arguments}
+    bake = extension.bridge.bake
+    with pytest.raises(bake.BakeError, match=named):
+        bake.bake(obj, obj.reach_ik, kwargs.pop("frames"), kwargs.pop("mode"), scene=clean_scene,
+                  **kwargs)  # fmt: skip
+    assert not keyframes_of(obj) and clean_scene.frame_current == 5
