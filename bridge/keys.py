@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import compat
-from .rig import Rig, rotation_data_path
+from .rig import Rig, build_rig, rotation_data_path
 
 ChannelKey = tuple[str, int, str]  # (data_path, array_index, group name)
 
@@ -150,3 +150,19 @@ def clear_keys(
         else:
             fcurve.update()
     return removed
+
+
+def clear_solved_keys(
+    obj: object, settings: object, frame_range: tuple[float, float], only_selected: bool = False
+) -> str:
+    """Remove the keys of every channel the rig's solve writes inside ``frame_range``
+    (inclusive frames); return the sentence for the report.
+
+    Raises:
+        RigError: the armature's Reach constraints cannot be built into a rig.
+    """
+    rig = build_rig(obj, settings, only_selected)
+    channels = [(path, index) for path, index, _group in solved_channels(rig)]
+    removed = clear_keys(obj, channels, frame_range)
+    start, end = (int(f) for f in frame_range)
+    return f"removed {removed} keys from {len(channels)} channels ({start}..{end})"

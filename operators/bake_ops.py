@@ -14,10 +14,8 @@ import time
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 
-from .. import solver
 from ..bridge import bake, keys, results
 from ..bridge.bake import BakeError, BakeJob, BakeReport, describe
-from ..bridge.rig import build_rig
 from . import common
 
 BAKE_MODES = (
@@ -186,18 +184,10 @@ class REACH_OT_clear_keys(bpy.types.Operator):
             if self.use_scene_range
             else (self.frame_start, self.frame_end)
         )
-        try:
-            rig = build_rig(obj, obj.reach_ik, self.only_selected)
-        except solver.ReachError as exc:  # RigError is one
-            self.report({"ERROR"}, str(exc))
-            return {"CANCELLED"}
-        channels = [(path, index) for path, index, _group in keys.solved_channels(rig)]
-        removed = keys.clear_keys(obj, channels, (float(start), float(end)))
-        self.report(
-            {"INFO"},
-            f"Reach: removed {removed} keys from {len(channels)} channels ({start}..{end})",
+        frame_range = (float(start), float(end))
+        return common.run(
+            self, lambda: keys.clear_solved_keys(obj, obj.reach_ik, frame_range, self.only_selected)
         )
-        return {"FINISHED"}
 
 
 classes = (REACH_OT_bake, REACH_OT_clear_keys)
