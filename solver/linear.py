@@ -118,10 +118,10 @@ def project(system: LinearSystem, v: np.ndarray, what: str = "the joint limits")
     Raises:
         InfeasibleError: if no point satisfies all rows; names rows that conflict.
     """
-    unit = system.normalised()
     v = np.asarray(v, dtype=float)
-    if not len(unit.b) or unit.violation(v).max(initial=0.0) <= 0.0:
-        return v.copy()
+    if not len(system.b) or system.violation(v).max(initial=0.0) <= 0.0:
+        return v.copy()  # feasible (a test that does not depend on the rows' lengths)
+    unit = system.normalised()
     result = least_distance(unit.A, unit.b, unit.equality, v)
     if not result.feasible:
         rows = ", ".join(unit.labels[i] for i in result.conflict)

@@ -121,9 +121,19 @@ class ScaledProblem:
         self.unit = self._units(problem, self.length)
         self.gradient_scale = self.unit * self.inverse_square  # (n,) D / L^2
         rows = problem.system
+        norms = np.linalg.norm(rows.A * self.unit, axis=1)
+        self._keep = norms > 1e-14
+        self._norms = norms[self._keep]
         self.system = LinearSystem(
-            rows.A * self.unit, rows.b, rows.equality, rows.labels
-        ).normalised()
+            rows.A[self._keep] * self.unit / self._norms[:, None],
+            rows.b[self._keep] / self._norms,
+            rows.equality[self._keep],
+            [label for label, k in zip(rows.labels, self._keep, strict=True) if k],
+        )
+
+    def rebase(self) -> None:
+        """Follow :meth:`Problem.rebase`: same rows ``A``, new right-hand sides ``b``."""
+        self.system.b = self.problem.system.b[self._keep] / self._norms
 
     @staticmethod
     def _units(problem: Problem, length: float) -> np.ndarray:

@@ -109,6 +109,7 @@ class Solver:
         self._key: tuple = ()
         self._rows: tuple[int, LinearSystem] | None = None
         self.length = 1.0
+        self._scaled: ScaledProblem | None = None
 
     @property
     def problem(self) -> Problem:
@@ -173,8 +174,10 @@ class Solver:
     ) -> tuple[Outcome[ScaledEvaluation], int, int]:
         """Restart after a run that misses a goal; the best run, total iterations, restarts."""
         nit, tries = outcome.nit, 0
-        sampler = StartSampler(scaled, z0, self.seed)
         best = outcome
+        if best.evaluation.reached or not self.restarts:
+            return best, nit, tries
+        sampler = StartSampler(scaled, z0, self.seed)
 
         def out_of_time(last: Outcome[ScaledEvaluation]) -> bool:
             return last.status == Status.TIME_LIMIT or (
@@ -182,13 +185,8 @@ class Solver:
             )
 
         # A Kuhn-Tucker stop that misses may be a saddle or maximum (a straight,
-        # singular chain has a zero gradient): always nudge it once.
-        if (
-            self.restarts
-            and best.converged
-            and not best.evaluation.reached
-            and not out_of_time(best)
-        ):
+        # singular chain has a zero gradient): nudge it first.
+        if best.converged and not out_of_time(best):
             outcome = self._minimize(scaled, sampler.nudge(best.y), callback, deadline)
             nit += outcome.nit
             tries += 1
@@ -239,7 +237,11 @@ class Solver:
         y0 = project(problem.system, problem.from_coordinates(start), "the joint limits")
         problem.check_goals(y0)
         problem.nfev = 0
-        scaled = ScaledProblem(problem, self.length)
+        scaled = self._scaled
+        if scaled is None or scaled.problem is not problem or scaled.length != self.length:
+            scaled = self._scaled = ScaledProblem(problem, self.length)
+        else:
+            scaled.rebase()
         wrapped: Callable[[np.ndarray, float], None] | None = None
         if callback is not None:
             user_callback = callback

@@ -162,3 +162,22 @@ def test_prismatic_joints_move_in_units_of_the_length() -> None:
     assert sum(ok for ok, _ in base) >= 6 and max(nit for _, nit in base) > 1
     assert _slider_run(1e-3) == base
     assert _slider_run(1e3) == base
+
+
+def test_rebased_rows_equal_freshly_scaled_rows() -> None:
+    """A Solver reuses its scaled rows between solves; only ``b`` follows the new start."""
+    fig = Figure()
+    fig.add_segment("a")
+    fig.add_prismatic("a", "x", -2.0, 3.0)
+    fig.add_revolute("a", "z", -1.0, 1.0)
+    fig.add_segment("b", parent="a", translation=(2.0, 0.0, 0.0))
+    fig.add_revolute("b", "z", -1.0, 1.0, rigidity=1.0)  # fixed: its value moves b
+    fig.add_linear_constraint({fig.joint_names[1]: 1.0, fig.joint_names[2]: 1.0}, upper=0.5)
+    solver = Solver(fig, [Constraint(EndEffector("b"), PositionGoal((1.0, 1.0, 0.0)))])
+    solver.solve(initial=[0.0, 0.0, 0.2])
+    kept = solver._scaled
+    solver.solve(initial=[0.5, 0.1, -0.4])
+    assert solver._scaled is kept
+    fresh = ScaledProblem(solver.problem, solver.length)
+    assert np.allclose(kept.system.A, fresh.system.A) and np.allclose(kept.system.b, fresh.system.b)
+    assert kept.system.labels == fresh.system.labels
