@@ -83,9 +83,13 @@ class RigSession:
         self.view_layer = view_layer
         self.only_selected = only_selected
         self.rig: Rig = build_rig(obj, settings, only_selected)
+        # Restarts bounded as in a bake: only near the current pose, so a Solve keeps the
+        # pose's branch and an out-of-reach goal answers at once (the solver's default search
+        # runs until its 1 s time limit whenever a goal is missed).
         self.solver = solver.Solver(
-            self.rig.figure, self.rig.constraints, **solver_options(settings)
-        )
+            self.rig.figure, self.rig.constraints, **solver_options(settings),
+            restarts=bake.RESTARTS,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ editing
     @staticmethod
