@@ -9,20 +9,25 @@ report never outlives the pose it describes).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the bridge uses Blender only through the objects passed in
+    import bpy
+
 _LAST: dict[int, object] = {}
 
 
-def store(obj: object, report: object) -> None:
+def store(obj: bpy.types.ID, report: object) -> None:
     """Remember ``report`` (a ``FrameReport`` or ``BakeReport``) as ``obj``'s last result."""
     _LAST[obj.session_uid] = report
 
 
-def last(obj: object) -> object | None:
+def last(obj: bpy.types.ID) -> object | None:
     """The last report stored for ``obj``, or None."""
     return _LAST.get(obj.session_uid)
 
 
-def forget(obj: object) -> None:
+def forget(obj: bpy.types.ID) -> None:
     """Drop ``obj``'s stored report (a newer result is kept elsewhere)."""
     _LAST.pop(obj.session_uid, None)
 

@@ -7,11 +7,15 @@ Limit Rotation's order) and why.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from .. import solver
 from . import rotations
+
+if TYPE_CHECKING:  # the bridge uses Blender only through the objects passed in
+    import bpy
 
 OCTAHEDRON = 1.5 * np.pi  # radians; |a| + |b| + |c| bound of Blender's Euler branch
 
@@ -33,7 +37,7 @@ class SolvedBone:
     location_segment: str | None = None  # helper segment of the location joints, if any
 
 
-def rotation_values(pb: object) -> np.ndarray:
+def rotation_values(pb: bpy.types.PoseBone) -> np.ndarray:
     """A pose bone's rotation channels in its rotation mode: (4,) or (3,)."""
     mode = pb.rotation_mode
     if mode == "QUATERNION":
@@ -43,18 +47,19 @@ def rotation_values(pb: object) -> np.ndarray:
     return np.array(pb.rotation_euler, dtype=float)
 
 
-def set_rotation_values(pb: object, values: np.ndarray) -> None:
+def set_rotation_values(pb: bpy.types.PoseBone, values: np.ndarray) -> None:
     """Write rotation channels (from :func:`rotation_values`' layout) into a pose bone."""
     mode = pb.rotation_mode
+    channels = values.tolist()  # Blender's API takes sequences of floats
     if mode == "QUATERNION":
-        pb.rotation_quaternion = values
+        pb.rotation_quaternion = channels
     elif mode == "AXIS_ANGLE":
-        pb.rotation_axis_angle = values
+        pb.rotation_axis_angle = channels
     else:
-        pb.rotation_euler = values
+        pb.rotation_euler = channels
 
 
-def rotation_data_path(pb: object) -> str:
+def rotation_data_path(pb: bpy.types.PoseBone) -> str:
     """The RNA property holding a pose bone's rotation in its rotation mode."""
     mode = pb.rotation_mode
     if mode == "QUATERNION":
@@ -64,7 +69,9 @@ def rotation_data_path(pb: object) -> str:
     return "rotation_euler"
 
 
-def bone_limits(pb: object, constraint_name: str) -> tuple[str | None, np.ndarray, np.ndarray]:
+def bone_limits(
+    pb: bpy.types.PoseBone, constraint_name: str
+) -> tuple[str | None, np.ndarray, np.ndarray]:
     """Euler order and (3,) lower/upper limits (radians) of a pose bone, or (None, ...)."""
     lower, upper = np.full(3, -np.inf), np.full(3, np.inf)
     limited = False
@@ -74,9 +81,14 @@ def bone_limits(pb: object, constraint_name: str) -> tuple[str | None, np.ndarra
             lower[k] = max(lower[k], getattr(pb, f"ik_min_{axis}"))
             upper[k] = min(upper[k], getattr(pb, f"ik_max_{axis}"))
             limited = True
-    for con in pb.constraints:
-        if con.type != "LIMIT_ROTATION" or con.mute or con.owner_space != "LOCAL":
+    for constraint in pb.constraints:
+        if (
+            constraint.type != "LIMIT_ROTATION"
+            or constraint.mute
+            or constraint.owner_space != "LOCAL"
+        ):
             continue
+        con = cast("bpy.types.LimitRotationConstraint", constraint)
         if con.euler_order != "AUTO":
             order = con.euler_order
         for k, axis in enumerate("xyz"):
@@ -99,16 +111,21 @@ def bone_limits(pb: object, constraint_name: str) -> tuple[str | None, np.ndarra
     return (order if limited or euler_locked else None), lower, upper
 
 
-def _rigidity(pb: object) -> np.ndarray:
+def _rigidity(pb: bpy.types.PoseBone) -> np.ndarray:
     """Rigidity (3,) per local axis: Reach's own if set, else Blender's IK stiffness."""
-    settings = pb.reach_ik
+    settings = pb.reach_ik  # pyright: ignore[reportAttributeAccessIssue]  (added by register())
     if settings.use_rigidity:
         return np.clip(np.array(settings.rigidity, dtype=float), 0.0, 1.0)
     return np.array([pb.ik_stiffness_x, pb.ik_stiffness_y, pb.ik_stiffness_z], dtype=float)
 
 
 def add_solved_bone(
-    fig: solver.Figure, pb: object, owner: str, scale: float, root_translation: bool, notes: list
+    fig: solver.Figure,
+    pb: bpy.types.PoseBone,
+    owner: str,
+    scale: float,
+    root_translation: bool,
+    notes: list,
 ) -> SolvedBone:
     """Add the joints of one solved bone (segments already exist)."""
     name = pb.name
@@ -167,7 +184,7 @@ def add_solved_bone(
     return info
 
 
-def location_segment(pb: object, owner: str, root_translation: bool) -> str | None:
+def location_segment(pb: bpy.types.PoseBone, owner: str, root_translation: bool) -> str | None:
     """The helper segment that carries a ``LOCAL`` bone's location joints, or None.
 
     A ``LOCAL`` bone's rotation is relinearised into its segment's rest transform, so its
@@ -180,7 +197,7 @@ def location_segment(pb: object, owner: str, root_translation: bool) -> str | No
     return f"{pb.name}@loc" if order is None else None
 
 
-def has_location(pb: object, root_translation: bool) -> bool:
+def has_location(pb: bpy.types.PoseBone, root_translation: bool) -> bool:
     """Whether a solved bone gets prismatic (location) joints."""
     bone = pb.bone
     if bone.parent is None and root_translation:
@@ -188,7 +205,7 @@ def has_location(pb: object, root_translation: bool) -> bool:
     return pb.ik_stretch > 0.0 and not bone.use_connect
 
 
-def _keyed(pb: object, moves: bool, fixed: tuple[int, ...]) -> tuple[int, ...]:
+def _keyed(pb: bpy.types.PoseBone, moves: bool, fixed: tuple[int, ...]) -> tuple[int, ...]:
     """Rotation channel indices written for a bone (an Euler channel held fixed is not)."""
     if not moves:
         return ()
