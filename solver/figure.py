@@ -48,6 +48,7 @@ class Figure:
         self._segment_index: dict[str, int] = {}
         self._joint_index: dict[str, int] = {}
         self._version = 0
+        self._rest_version = 0
 
     # ----------------------------------------------------------------- building
     def add_segment(
@@ -108,6 +109,7 @@ class Figure:
             segment.translation = new_t
         if new_r is not None:
             segment.rotation = new_r
+        self._rest_version += 1
         if "kinematics" in self.__dict__:
             self.kinematics.stale = True  # re-read once, at the next forward pass
 
@@ -362,6 +364,11 @@ class Figure:
     def version(self) -> int:
         """Counter bumped by every change that invalidates assembled problems."""
         return self._version
+
+    @property
+    def rest_version(self) -> int:
+        """Counter bumped by :meth:`set_rest`: sizes changed, structure kept."""
+        return self._rest_version
 
     @cached_property
     def coordinate_names(self) -> tuple[str, ...]:

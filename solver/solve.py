@@ -107,6 +107,7 @@ class Solver:
         self.last: np.ndarray | None = None
         self._problem: Problem | None = None
         self._key: tuple = ()
+        self._sized = -1  # the figure's rest_version that ``length`` was measured at
         self._rows: tuple[int, LinearSystem] | None = None
         self.length = 1.0
         self._scaled: ScaledProblem | None = None
@@ -123,15 +124,19 @@ class Solver:
     def _assemble(self, coords: np.ndarray) -> Problem:
         key = (self.figure.version, tuple(c.enabled for c in self.constraints))
         if self._problem is None or key != self._key:
-            problem = Problem(self.figure, self.constraints, coords, 1.0, self.angle_tolerance)
-            self.length = characteristic_length(self.figure, self.constraints)
-            problem.tolerance = (
-                RELATIVE_TOLERANCE * self.length if self.tolerance is None else self.tolerance
+            self._problem = Problem(
+                self.figure, self.constraints, coords, 1.0, self.angle_tolerance
             )
-            self._problem = problem
             self._key = key
+            self._sized = -1
         else:
             self._problem.rebase(coords)
+        if self._sized != self.figure.rest_version:  # built, or rest offsets changed since
+            self.length = characteristic_length(self.figure, self.constraints)
+            self._problem.tolerance = (
+                RELATIVE_TOLERANCE * self.length if self.tolerance is None else self.tolerance
+            )
+            self._sized = self.figure.rest_version
         for c in self.constraints:
             for goal in c.goal.members():
                 goal.length = self.length

@@ -181,3 +181,24 @@ def test_rebased_rows_equal_freshly_scaled_rows() -> None:
     fresh = ScaledProblem(solver.problem, solver.length)
     assert np.allclose(kept.system.A, fresh.system.A) and np.allclose(kept.system.b, fresh.system.b)
     assert kept.system.labels == fresh.system.labels
+
+
+def test_rest_change_between_solves_rescales_the_defaults() -> None:
+    """A rig rescaled through ``set_rest`` gets a length and tolerance of its new size."""
+    fig = Figure()
+    fig.add_segment("a")
+    fig.add_revolute("a", "z", -3, 3)
+    fig.add_segment("b", parent="a", translation=(2.0, 0.0, 0.0))
+    fig.add_revolute("b", "z", -3, 3)
+    fig.add_segment("tip", parent="b", translation=(2.0, 0.0, 0.0))
+    goal = PositionGoal((2.0, 2.0, 0.0))
+    solver = Solver(fig, [Constraint(EndEffector("tip"), goal)], restarts=0)
+    assert solver.solve(initial=[0.3, 0.3]).success
+    assert solver.length == 4.0
+    fig.set_rest("b", translation=(2e3, 0.0, 0.0))
+    fig.set_rest("tip", translation=(2e3, 0.0, 0.0))
+    goal.point = (2e3, 2e3, 0.0)
+    result = solver.solve(initial=[0.3, 0.3])
+    assert solver.length == 4e3
+    assert solver.problem.tolerance == pytest.approx(1e3 * 4.0 * 1e-6)
+    assert result.success
