@@ -27,11 +27,6 @@ def last(obj: bpy.types.ID) -> object | None:
     return _LAST.get(obj.session_uid)
 
 
-def forget(obj: bpy.types.ID) -> None:
-    """Drop ``obj``'s stored report (a newer result is kept elsewhere)."""
-    _LAST.pop(obj.session_uid, None)
-
-
 def clear() -> None:
     """Forget every stored report (on unregister)."""
     _LAST.clear()

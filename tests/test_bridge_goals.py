@@ -1,8 +1,8 @@
-"""Targets -> goals and report text without Blender, on stand-in objects.
+"""Targets -> goals without Blender, on stand-in objects.
 
 ``bridge.rig_goals.GoalBinding`` reads a target object's (or target bone's) world transform
-and turns it into goal attributes; ``bridge.report`` words a solve's outcome. Both use Blender
-data only through the objects passed in.
+and turns it into goal attributes, using Blender data only through the objects passed in.
+(Report text: ``tests/test_bridge_reports.py``.)
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ import pytest
 from tests.bridge_stubs import StubBone, bridge_module
 
 rig_goals = bridge_module("rig_goals")
-report = bridge_module("report")
-measure = bridge_module("measure")
 
 
 class BindingError(Exception):
@@ -160,55 +158,3 @@ def test_unusable_targets_raise_the_bridge_error_naming_the_constraint(
 ) -> None:
     with pytest.raises(BindingError, match=message):
         binding("POSITION", target).values(ARMATURE, 1.0)
-
-
-# ---------------------------------------------------------------- report text
-
-
-def outcome(name: str, distance: float | None, angle: float | None, ok: bool, reason: str = ""):
-    effector = measure.Effector(np.zeros(3), None, None)
-    residual = measure.MeasuredResidual(name, "b", distance, angle, ok, effector)
-    return report.ConstraintOutcome(residual, distance, angle, reason)
-
-
-def test_report_lines_give_measured_residuals_state_and_reason() -> None:
-    frame = report.FrameReport(
-        status=report.STATUS_LIMITED,
-        satisfied=False,
-        constraints=(
-            outcome("hand", 1.5e-3, None, False, "bone 'forearm' has a Copy Rotation"),
-            outcome("gaze", None, 0.25, True),
-        ),
-        passes=2,
-        iterations=17,
-        seconds=0.0123,
-        dof=9,
-        bones=3,
-        keys=6,
-        notes=("pose scale of bone 'b0' is not modelled",),
-    )
-    assert frame.text().splitlines() == [
-        f"Reach: {report.STATUS_LIMITED}. 2 constraints, 3 bones, 9 DOF, 17 iterations, "
-        "12.3 ms, 2 correction passes, 6 keys",
-        "  hand: 1.50e-03 units (MISSED); bone 'forearm' has a Copy Rotation",
-        "  gaze: 0.250 deg (reached)",
-        "  note: pose scale of bone 'b0' is not modelled",
-    ]
-    assert "Kuhn" not in frame.text()
-
-
-@pytest.mark.parametrize(
-    ("measured", "modelled", "early", "limits", "status"),
-    [
-        (True, False, True, True, "STATUS_REACHED"),
-        (False, True, False, False, "STATUS_BLENDER"),
-        (False, False, True, True, "STATUS_STOPPED"),
-        (False, False, False, True, "STATUS_LIMITED"),
-        (False, False, False, False, "STATUS_COMPROMISE"),
-    ],
-)
-def test_status_in_words_puts_the_measurement_first(
-    measured: bool, modelled: bool, early: bool, limits: bool, status: str
-) -> None:
-    words = report.status_in_words(measured, modelled, early, limits)
-    assert words == getattr(report, status)
