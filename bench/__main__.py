@@ -200,10 +200,12 @@ def write_reports(bench_run: BenchRun, out: Path) -> None:
 
 
 def rewrite(out: Path) -> int:
-    """Re-render the reports of the run saved in ``out`` with the current NOTES.md."""
+    """Re-render the reports of the run saved in ``out`` with the current NOTES.md (the
+    acceptance checks are recomputed from its records)."""
     bench_run = load_run(out / SAVED)
     notes_path = HERE / "NOTES.md"
     bench_run.notes = notes_path.read_text() if notes_path.exists() else ""
+    bench_run.checks = chain_checks(bench_run.chains) + solver_checks(bench_run.tracks)
     write_reports(bench_run, out)
     log(f"rewrote {out / 'RESULTS.md'} from {out / SAVED}")
     return 0

@@ -20,14 +20,19 @@ Line directions and plane normals are properties of the goal, not of the effecto
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .measure import MeasuredResidual, evaluated_bone_matrix
 from .rig_goals import ConstraintSpec, model_mirror
 
+if TYPE_CHECKING:
+    from .rig import Rig
+
 
 def _blender_frame(
-    rig: object, spec: ConstraintSpec, measured: MeasuredResidual, depsgraph: object
+    rig: Rig, spec: ConstraintSpec, measured: MeasuredResidual, depsgraph: object
 ) -> tuple[np.ndarray, np.ndarray]:
     """Blender's effector point (3,) and bone axes (3, 3) in the model's world."""
     m = evaluated_bone_matrix(rig.obj, spec.bone, depsgraph)[:3, :3]
@@ -76,7 +81,7 @@ class Corrector:
 
     def retarget(
         self,
-        rig: object,
+        rig: Rig,
         spec: ConstraintSpec,
         measured: MeasuredResidual,
         model_frame: np.ndarray,

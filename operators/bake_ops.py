@@ -10,6 +10,7 @@ written. Details in :mod:`..bridge.bake` and the README's "Baking" section.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING, cast
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
@@ -22,6 +23,9 @@ BAKE_MODES = (
     ("REPLACE", "Replace", "Remove the solved channels' keys inside the range, then key"),
     ("LAYER", "Layer", "Keep existing keys; only keys on baked frames are overwritten"),
 )
+
+if TYPE_CHECKING:
+    from bpy._typing.rna_enums import OperatorReturnItems
 
 
 class REACH_OT_bake(bpy.types.Operator):
@@ -69,9 +73,9 @@ class REACH_OT_bake(bpy.types.Operator):
         return list(range(start, end + 1, self.frame_step))
 
     def _start(self, context: bpy.types.Context) -> BakeJob | None:
-        obj = common.armature_of(context)
+        obj = common.active_armature(context)
         try:
-            return BakeJob(obj, obj.reach_ik, self._frames(context.scene), self.mode,
+            return BakeJob(obj, common.settings_of(obj), self._frames(context.scene), self.mode,
                            scene=context.scene, only_selected=self.only_selected,
                            depsgraph=context.evaluated_depsgraph_get(),
                            time_limit=self.time_limit)  # fmt: skip
@@ -79,7 +83,7 @@ class REACH_OT_bake(bpy.types.Operator):
             self.report({"ERROR"}, describe(exc))
             return None
 
-    def _fail(self, job: BakeJob, exc: Exception) -> set[str]:
+    def _fail(self, job: BakeJob, exc: Exception) -> set[OperatorReturnItems]:
         job.cancel()  # a no-op when the job already restored the scene itself
         text = str(exc) if isinstance(exc, BakeError) else (
             f"Reach bake stopped at frame {job.frame}, nothing written: {describe(exc)}"
@@ -87,16 +91,16 @@ class REACH_OT_bake(bpy.types.Operator):
         self.report({"ERROR"}, text)
         return {"CANCELLED"}
 
-    def _done(self, job: BakeJob) -> set[str]:
+    def _done(self, job: BakeJob) -> set[OperatorReturnItems]:
         report = job.finish()
-        self._store(job.obj, report)
+        self._store(cast("bpy.types.Object", job.obj), report)
         self.report({"INFO"} if report.satisfied else {"WARNING"}, report.text())
         return {"FINISHED"}
 
     def _store(self, obj: bpy.types.Object, report: BakeReport) -> None:
         results.store(obj, report)  # runtime only: never into the (overridable) ID data
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         job = self._start(context)
         if job is None:
             return {"CANCELLED"}
@@ -112,7 +116,9 @@ class REACH_OT_bake(bpy.types.Operator):
         finally:
             wm.progress_end()
 
-    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[str]:
+    def invoke(
+        self, context: bpy.types.Context, event: bpy.types.Event
+    ) -> set[OperatorReturnItems]:
         if context.window is None:  # no event loop (background): bake in one go
             return self.execute(context)
         job = self._start(context)
@@ -135,8 +141,9 @@ class REACH_OT_bake(bpy.types.Operator):
         wm.progress_end()
         context.workspace.status_text_set(None)
 
-    def modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set[str]:
+    def modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorReturnItems]:
         job = self._job
+        assert job is not None, "invoke() starts the job before the modal handler runs"
         if event.type == "ESC":
             self._end_modal(context)
             job.cancel()
@@ -176,8 +183,8 @@ class REACH_OT_clear_keys(bpy.types.Operator):
     def poll(cls, context: bpy.types.Context) -> bool:
         return common.poll_editable(cls, context)
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
-        obj = common.armature_of(context)
+    def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
+        obj = common.active_armature(context)
         scene = context.scene
         start, end = (
             (scene.frame_start, scene.frame_end)
@@ -186,7 +193,10 @@ class REACH_OT_clear_keys(bpy.types.Operator):
         )
         frame_range = (float(start), float(end))
         return common.run(
-            self, lambda: keys.clear_solved_keys(obj, obj.reach_ik, frame_range, self.only_selected)
+            self,
+            lambda: keys.clear_solved_keys(
+                obj, common.settings_of(obj), frame_range, self.only_selected
+            ),
         )
 
 

@@ -4,6 +4,7 @@ turning its report or error into the operator report, a new empty at a bone's ta
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol, cast
 
 import bpy
 import numpy as np
@@ -15,11 +16,42 @@ from ..bridge.editable import why_not_editable
 from ..bridge.items import NothingToDoError
 from ..bridge.rig import bone_world_matrix
 
+if TYPE_CHECKING:
+    from bpy._typing.rna_enums import OperatorReturnItems
+
+    from .properties import ReachSettings
+
+
+class SolveReport(Protocol):
+    """What :func:`run` needs of a solve's or bake's report."""
+
+    @property
+    def satisfied(self) -> bool: ...
+
+    def text(self) -> str: ...
+
 
 def armature_of(context: bpy.types.Context) -> bpy.types.Object | None:
     """The active object when it is an armature, else None."""
     obj = context.active_object
     return obj if obj is not None and obj.type == "ARMATURE" else None
+
+
+def active_armature(context: bpy.types.Context) -> bpy.types.Object:
+    """The active armature object, which :func:`poll_editable` has checked is there."""
+    obj = armature_of(context)
+    assert obj is not None, "the operator's poll checks for an active armature"
+    return obj
+
+
+def armature_data(obj: bpy.types.Object) -> bpy.types.Armature:
+    """``obj.data`` of an armature object, typed."""
+    return cast("bpy.types.Armature", obj.data)
+
+
+def settings_of(obj: bpy.types.Object) -> ReachSettings:
+    """``obj.reach_ik``, typed: the property is added by ``properties.register()``."""
+    return obj.reach_ik  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def poll_editable(operator: type[bpy.types.Operator], context: bpy.types.Context) -> bool:
@@ -39,7 +71,7 @@ def poll_editable(operator: type[bpy.types.Operator], context: bpy.types.Context
 
 
 def run(operator: bpy.types.Operator, action: Callable[[], object],
-        keep_for: bpy.types.Object | None = None) -> set[str]:  # fmt: skip
+        keep_for: bpy.types.Object | None = None) -> set[OperatorReturnItems]:  # fmt: skip
     """Run a bridge action and turn its outcome or its error into the operator's report.
 
     ``action`` returns either a sentence (a list edit: reported as info) or a report with
@@ -61,7 +93,8 @@ def run(operator: bpy.types.Operator, action: Callable[[], object],
         return {"FINISHED"}
     if keep_for is not None:
         results.store(keep_for, outcome)
-    operator.report({"INFO"} if outcome.satisfied else {"WARNING"}, outcome.text())
+    solve_report = cast(SolveReport, outcome)
+    operator.report({"INFO"} if solve_report.satisfied else {"WARNING"}, solve_report.text())
     return {"FINISHED"}
 
 
@@ -73,7 +106,7 @@ def empty_at_tail(context: bpy.types.Context, obj: bpy.types.Object, bone: str,
     matrix: np.ndarray = bone_world_matrix(obj, bone, at_tail=True)
     empty = bpy.data.objects.new(f"{bone}.{suffix}", None)
     empty.empty_display_type = "PLAIN_AXES"
-    empty.empty_display_size = 0.3 * obj.data.bones[bone].length
+    empty.empty_display_size = 0.3 * armature_data(obj).bones[bone].length
     empty.matrix_world = Matrix(matrix.tolist())  # rows; a nested list would be columns
     collection = obj.users_collection
     (collection[0] if collection else context.scene.collection).objects.link(empty)

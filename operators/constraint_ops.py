@@ -5,6 +5,8 @@ The list logic is in :mod:`..bridge.items`; these operators only gather the cont
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
@@ -16,12 +18,17 @@ from .properties import GOAL_TYPES
 
 GOAL_LABELS = {key: label for key, label, _description in GOAL_TYPES}
 
+if TYPE_CHECKING:
+    from bpy._typing.rna_enums import OperatorReturnItems
+
+    from .properties import ReachConstraint
+
 
 def _bone(context: bpy.types.Context, obj: bpy.types.Object, name: str) -> str:
     """The requested bone, else the active pose bone of ``obj``; RigError if there is none."""
     if not name:
         pb = getattr(context, "active_pose_bone", None)
-        active = obj.data.bones.active
+        active = common.armature_data(obj).bones.active
         if pb is not None and pb.id_data == obj:
             name = pb.name
         elif active is not None:
@@ -29,7 +36,9 @@ def _bone(context: bpy.types.Context, obj: bpy.types.Object, name: str) -> str:
     return items.check_bone(obj, name)
 
 
-def _target(context: bpy.types.Context, obj: bpy.types.Object, name: str) -> object | None:
+def _target(
+    context: bpy.types.Context, obj: bpy.types.Object, name: str
+) -> bpy.types.Object | None:
     """The named object, else the first other selected object, else None (make an empty)."""
     if name:
         target = bpy.data.objects.get(name)
@@ -41,7 +50,7 @@ def _target(context: bpy.types.Context, obj: bpy.types.Object, name: str) -> obj
 
 
 def _add(context: bpy.types.Context, bone_name: str, target_name: str, goal_type: str) -> str:
-    obj = common.armature_of(context)
+    obj = common.active_armature(context)
     bone = _bone(context, obj, bone_name)
     target = _target(context, obj, target_name)
     extra = ""
@@ -50,16 +59,19 @@ def _add(context: bpy.types.Context, bone_name: str, target_name: str, goal_type
             common.empty_at_tail(context, obj, bone, "target"),
             " (new empty at the bone's tail)",
         )
-    item = items.append(obj.reach_ik, f"{bone} {GOAL_LABELS[goal_type]}", bone, target, goal_type)
+    name = f"{bone} {GOAL_LABELS[goal_type]}"
+    item = cast(
+        "ReachConstraint", items.append(common.settings_of(obj), name, bone, target, goal_type)
+    )
     return f"added '{item.name}' -> '{target.name}'{extra}"
 
 
 def _pin(context: bpy.types.Context, bone_name: str, orientation: bool) -> str:
-    obj = common.armature_of(context)
+    obj = common.active_armature(context)
     bone = _bone(context, obj, bone_name)
     empty = common.empty_at_tail(context, obj, bone, "pin")
     goal_type = "POSITION_ORIENTATION" if orientation else "POSITION"
-    items.append(obj.reach_ik, f"{bone} Pin", bone, empty, goal_type)
+    items.append(common.settings_of(obj), f"{bone} Pin", bone, empty, goal_type)
     return f"pinned '{bone}' at its current pose ('{empty.name}')"
 
 
@@ -81,7 +93,7 @@ class REACH_OT_constraint_add(_ArmatureOperator):
     bone: StringProperty(name="Bone", description="Bone (default: the active bone)")
     target: StringProperty(name="Target", description="Target object (default: selected)")
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         return common.run(self, lambda: _add(context, self.bone, self.target, self.goal_type))
 
 
@@ -91,8 +103,8 @@ class REACH_OT_constraint_remove(_ArmatureOperator):
     bl_idname = "reach.constraint_remove"
     bl_label = "Remove Reach Constraint"
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
-        settings = common.armature_of(context).reach_ik
+    def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
+        settings = common.settings_of(common.active_armature(context))
         return common.run(self, lambda: items.remove_active(settings))
 
 
@@ -104,8 +116,8 @@ class REACH_OT_constraint_move(_ArmatureOperator):
 
     direction: EnumProperty(items=(("UP", "Up", ""), ("DOWN", "Down", "")), default="UP")
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
-        settings = common.armature_of(context).reach_ik
+    def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
+        settings = common.settings_of(common.active_armature(context))
         return common.run(self, lambda: items.move_active(settings, self.direction))
 
 
@@ -118,7 +130,7 @@ class REACH_OT_pin(_ArmatureOperator):
     bone: StringProperty(name="Bone", description="Bone (default: the active bone)")
     orientation: BoolProperty(name="Orientation", description="Hold orientation too", default=True)
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         return common.run(self, lambda: _pin(context, self.bone, self.orientation))
 
 
@@ -128,8 +140,8 @@ class REACH_OT_convert_ik(_ArmatureOperator):
     bl_idname = "reach.convert_ik"
     bl_label = "Convert Built-in IK"
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
-        obj = common.armature_of(context)
+    def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
+        obj = common.active_armature(context)
         return common.run(self, lambda: RigSession.convert_builtin_ik(obj).text())
 
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import bpy
 from bpy.props import BoolProperty
 
 from ..bridge.session import RigSession
 from . import common
+
+if TYPE_CHECKING:
+    from bpy._typing.rna_enums import OperatorReturnItems
 
 
 class REACH_OT_solve(bpy.types.Operator):
@@ -26,13 +31,13 @@ class REACH_OT_solve(bpy.types.Operator):
     def poll(cls, context: bpy.types.Context) -> bool:
         return common.poll_editable(cls, context)
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
-        obj = common.armature_of(context)
+    def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
+        obj = common.active_armature(context)
         return common.run(
             self,
-            lambda: RigSession(obj, obj.reach_ik, context.scene, context.view_layer).solve_frame(
-                self.insert_keys, context.scene.frame_current
-            ),
+            lambda: RigSession(
+                obj, common.settings_of(obj), context.scene, context.view_layer
+            ).solve_frame(self.insert_keys, context.scene.frame_current),
             keep_for=obj,
         )
 

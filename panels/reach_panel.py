@@ -2,16 +2,38 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import bpy
 
 from ..bridge import results
 from ..bridge.bake import BakeReport
 from ..bridge.report import FrameReport, residual_text
 
+if TYPE_CHECKING:
+    from ..operators.properties import ReachConstraint, ReachSettings
+
 
 def _armature(context: bpy.types.Context) -> bpy.types.Object | None:
     obj = context.active_object
     return obj if obj is not None and obj.type == "ARMATURE" else None
+
+
+def _active_armature(context: bpy.types.Context) -> bpy.types.Object:
+    """The active armature, which the panels' poll has checked is there."""
+    obj = _armature(context)
+    assert obj is not None, "the panel's poll checks for an active armature"
+    return obj
+
+
+def _settings(obj: bpy.types.Object) -> ReachSettings:
+    """``obj.reach_ik``, typed: the property is added by ``properties.register()``."""
+    return obj.reach_ik  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def _bones(obj: bpy.types.Object) -> bpy.types.ArmatureBones:
+    """The bones of an armature object's data, typed."""
+    return cast("bpy.types.Armature", obj.data).bones
 
 
 class REACH_UL_constraints(bpy.types.UIList):
@@ -22,18 +44,19 @@ class REACH_UL_constraints(bpy.types.UIList):
         context: bpy.types.Context,
         layout: bpy.types.UILayout,
         data: object,
-        item: object,
-        icon: int,
+        item: object | None,
+        icon: int | None,
         active_data: object,
-        active_propname: str,
-        index: int = 0,
-        flt_flag: int = 0,
+        active_property: str | None,
+        index: int | None = 0,
+        flt_flag: int | None = 0,
     ) -> None:
         row = layout.row(align=True)
         row.prop(item, "enabled", text="")
         row.prop(item, "select", text="", icon="RESTRICT_SELECT_OFF")
         row.prop(item, "name", text="", emboss=False)
-        row.label(text=item.goal_type.replace("_", " ").title())
+        goal_type = cast("ReachConstraint", item).goal_type
+        row.label(text=goal_type.replace("_", " ").title())
 
 
 class _ReachPanel(bpy.types.Panel):
@@ -52,8 +75,8 @@ class REACH_PT_main(_ReachPanel):
     bl_label = "Reach IK"
 
     def draw(self, context: bpy.types.Context) -> None:
-        obj = _armature(context)
-        settings = obj.reach_ik
+        obj = _active_armature(context)
+        settings = _settings(obj)
         layout = self.layout
         row = layout.row()
         row.template_list(
@@ -63,22 +86,22 @@ class REACH_PT_main(_ReachPanel):
         col.operator("reach.constraint_add", icon="ADD", text="")
         col.operator("reach.constraint_remove", icon="REMOVE", text="")
         col.separator()
-        col.operator("reach.constraint_move", icon="TRIA_UP", text="").direction = "UP"
-        col.operator("reach.constraint_move", icon="TRIA_DOWN", text="").direction = "DOWN"
+        col.operator("reach.constraint_move", icon="TRIA_UP", text="").direction = "UP"  # pyright: ignore[reportAttributeAccessIssue]
+        col.operator("reach.constraint_move", icon="TRIA_DOWN", text="").direction = "DOWN"  # pyright: ignore[reportAttributeAccessIssue]
         row = layout.row(align=True)
         row.operator("reach.pin", icon="PINNED")
         row.operator("reach.convert_ik", icon="CON_KINEMATIC")
         if 0 <= settings.active_index < len(settings.constraints):
             _draw_constraint(layout.box(), obj, settings.constraints[settings.active_index])
         row = layout.row(align=True)
-        row.operator("reach.solve", icon="PLAY").insert_keys = False
-        row.operator("reach.solve", text="Solve & Key", icon="KEY_HLT").insert_keys = True
+        row.operator("reach.solve", icon="PLAY").insert_keys = False  # pyright: ignore[reportAttributeAccessIssue]
+        row.operator("reach.solve", text="Solve & Key", icon="KEY_HLT").insert_keys = True  # pyright: ignore[reportAttributeAccessIssue]
         row = layout.row(align=True)
         row.operator("reach.bake", icon="RENDER_ANIMATION")
         row.operator("reach.clear_keys", icon="X")
 
 
-def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: object) -> None:
+def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: ReachConstraint) -> None:
     box.prop(item, "name")
     box.prop_search(item, "bone", obj.data, "bones")
     row = box.row(align=True)
@@ -119,7 +142,7 @@ class REACH_PT_settings(_ReachPanel):
     bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context: bpy.types.Context) -> None:
-        settings = _armature(context).reach_ik
+        settings = _settings(_active_armature(context))
         layout = self.layout
         layout.prop(settings, "hessian")
         layout.prop(settings, "tolerance")
@@ -135,18 +158,19 @@ class REACH_PT_bone(_ReachPanel):
     bl_parent_id = "REACH_PT_main"
 
     def draw(self, context: bpy.types.Context) -> None:
-        obj = _armature(context)
-        bone = obj.data.bones.active
+        obj = _active_armature(context)
+        bone = _bones(obj).active
         layout = self.layout
         if bone is None:
             layout.label(text="No active bone")
             return
         pb = obj.pose.bones[bone.name]
         layout.label(text=pb.name, icon="BONE_DATA")
-        layout.prop(pb.reach_ik, "use_rigidity")
+        rigidity = pb.reach_ik  # pyright: ignore[reportAttributeAccessIssue]
+        layout.prop(rigidity, "use_rigidity")
         col = layout.column(align=True)
-        if pb.reach_ik.use_rigidity:
-            col.prop(pb.reach_ik, "rigidity")
+        if rigidity.use_rigidity:
+            col.prop(rigidity, "rigidity")
         else:
             col.label(text="Using IK Stiffness:")
             col.prop(pb, "ik_stiffness_x", text="X")
@@ -161,13 +185,13 @@ class REACH_PT_result(_ReachPanel):
     bl_parent_id = "REACH_PT_main"
 
     def draw(self, context: bpy.types.Context) -> None:
-        report = results.last(_armature(context))
+        report = results.last(_active_armature(context))
         if report is None:
             self.layout.label(text="Not solved yet")
         elif isinstance(report, BakeReport):
             draw_bake_report(self.layout, report)
         else:
-            draw_report(self.layout, report)
+            draw_report(self.layout, cast(FrameReport, report))
 
 
 def _residual_row(col: bpy.types.UILayout, name: str, distance: float | None,

@@ -167,6 +167,7 @@ class Problem:
             # input, say so; a joint-less figure is a setup mistake.
             raise InvalidInputError("the figure has no joints; add joints before solving")
         self.kinematics = figure.kinematics
+        self._last_frames: tuple[int, np.ndarray, Frames] | None = None
         self.version = figure.version
         chains = np.zeros(len(figure.joints), dtype=bool)
         for c in self.constraints:
@@ -305,8 +306,19 @@ class Problem:
 
     # -------------------------------------------------------------- evaluation
     def frames(self, y: np.ndarray) -> Frames:
-        """Forward kinematics at variables ``y``: joint values ``q = q_fixed + C y``."""
-        return self.kinematics.forward(self._q_fixed + self.coupling @ y)
+        """Forward kinematics at variables ``y``: joint values ``q = q_fixed + C y``.
+
+        The last pass is kept: the start's goal check and its first evaluation share it
+        (keyed by ``q`` and the figure's rest offsets, so a moved rest is re-read).
+        """
+        q = self._q_fixed + self.coupling @ y
+        key = self.figure.rest_version
+        last = self._last_frames
+        if last is not None and last[0] == key and np.array_equal(last[1], q):
+            return last[2]
+        frames = self.kinematics.forward(q)
+        self._last_frames = (key, q, frames)
+        return frames
 
     def evaluate(self, y: np.ndarray) -> Evaluation:
         """Objective, gradient and per-constraint state at ``y`` (n,).

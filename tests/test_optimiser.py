@@ -262,3 +262,31 @@ def test_bfgs_never_reseeds_and_hybrid_does() -> None:
     }
     assert runs["bfgs"].reseeds == 0
     assert runs["gauss-newton-hybrid"].reseeds > 0
+
+
+def test_no_hessian_is_built_after_the_goal_is_met() -> None:
+    """A run that meets its goal stops without seeding an ``H`` it would never use."""
+    fig = planar_arm()
+    c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.3, 1.2, 0.0)), name="reach")
+    problem = Solver(fig, [c]).problem
+    y0 = problem.from_coordinates(fig.neutral())
+    base = make_strategy("gauss-newton-hybrid")
+    seeds = []
+
+    class Counting:
+        reseeds = base.reseeds
+
+        def initial(self, e):  # type: ignore[no-untyped-def]
+            seeds.append(e.f)
+            return base.initial(e)
+
+        def reseed_after(self, e_old, sigma, f_new):  # type: ignore[no-untyped-def]
+            return base.reseed_after(e_old, sigma, f_new)
+
+    outcome = minimize(problem.evaluate, y0, problem.system, Counting())  # type: ignore[arg-type]
+    assert outcome.status == Status.GOAL_REACHED
+    assert outcome.evaluation.reached
+    assert not problem.satisfied(problem.evaluate(y0).reports[0])
+    # One seed at the start and one per re-seed; none at the final, goal-meeting point.
+    assert len(seeds) == 1 + outcome.reseeds
+    assert seeds[-1] > outcome.evaluation.f

@@ -202,3 +202,18 @@ def test_rest_change_between_solves_rescales_the_defaults() -> None:
     assert solver.length == 4e3
     assert solver.problem.tolerance == pytest.approx(1e3 * 4.0 * 1e-6)
     assert result.success
+
+
+def test_rest_change_is_seen_at_an_unchanged_pose() -> None:
+    """The problem's last forward pass is reused only while the rest offsets are unchanged."""
+    fig = Figure()
+    fig.add_segment("a")
+    fig.add_revolute("a", "z", -3, 3)
+    fig.add_segment("tip", parent="a", translation=(2.0, 0.0, 0.0))
+    problem = Solver(fig, [Constraint(EndEffector("tip"), PositionGoal((0, 2, 0)))]).problem
+    y = problem.from_coordinates(np.array([0.5]))
+    before = problem.evaluate(y).f
+    fig.set_rest("tip", translation=(3.0, 0.0, 0.0))
+    assert problem.evaluate(y).f != pytest.approx(before)
+    expected = np.linalg.norm(3.0 * np.array([np.cos(0.5), np.sin(0.5), 0]) - (0, 2, 0)) ** 2
+    assert problem.evaluate(y).f == pytest.approx(expected)

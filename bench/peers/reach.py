@@ -3,9 +3,9 @@
 Nothing is tuned for the bench: the goal's orientation weight, the tolerances, the
 iteration limit, restarts and time limit are the solver's defaults. The solver stops by
 its own tolerance check (inside the timed call, like TRAC-IK's). Its default distance
-tolerance is relative to the chain's reach (1e-5 of it), looser than the graded 1e-5 m on
-a chain longer than 1 m; a second peer, :data:`GRADED`, sets ``tolerance`` to the graded
-1e-5 m like every other peer's stop test, all else default.
+tolerance is relative to the chain's reach (``solver.solve.RELATIVE_TOLERANCE`` of it); a
+second peer, :data:`GRADED`, sets ``tolerance`` to the graded 1e-5 m like every other
+peer's stop test, all else default.
 """
 
 from __future__ import annotations

@@ -231,6 +231,9 @@ def minimize(
             if not active.is_dependent(j):
                 h = enter(h, j)
             continue
+        if e.reached:  # the loop ends here: building the next H would be wasted work
+            status = Status.GOAL_REACHED
+            break
         if strategy.reseed_after(e_old, sigma, e.f):  # type: ignore[arg-type]
             h = seeded(e)
             reseeds += 1
