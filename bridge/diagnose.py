@@ -10,12 +10,18 @@ armature itself.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .rig_goals import ConstraintSpec
+from .settings import armature_data
+
+if TYPE_CHECKING:
+    import bpy
 
 UNKNOWN = "Blender evaluates this chain differently from the solver's model"
 
 
-def _modelled(con: object) -> bool:
+def _modelled(con: bpy.types.Constraint) -> bool:
     """Bone constraints the model reproduces exactly: a muted one, or a full local-space
     Limit Rotation (it becomes the joint limits)."""
     if con.mute or con.influence == 0.0:
@@ -23,17 +29,17 @@ def _modelled(con: object) -> bool:
     return con.type == "LIMIT_ROTATION" and con.owner_space == "LOCAL" and con.influence == 1.0
 
 
-def _chain(obj: object, bone: str) -> list[str]:
+def _chain(obj: bpy.types.Object, bone: str) -> list[str]:
     """The bone and all its parents (effector first): every bone that moves the effector."""
     out = []
-    b = obj.data.bones[bone]
+    b = armature_data(obj).bones[bone]
     while b is not None:
         out.append(b.name)
         b = b.parent
     return out
 
 
-def _driven_bones(obj: object) -> dict[str, str]:
+def _driven_bones(obj: bpy.types.Object) -> dict[str, str]:
     """Bone name -> the first driven pose-channel path of that bone."""
     out: dict[str, str] = {}
     animation = obj.animation_data
@@ -47,8 +53,8 @@ def _driven_bones(obj: object) -> dict[str, str]:
     return out
 
 
-def _bone_reason(obj: object, name: str, driven: dict[str, str]) -> str:
-    pb, bone = obj.pose.bones[name], obj.data.bones[name]
+def _bone_reason(obj: bpy.types.Object, name: str, driven: dict[str, str]) -> str:
+    pb, bone = obj.pose.bones[name], armature_data(obj).bones[name]
     for con in pb.constraints:
         if not _modelled(con):
             kind = "IK" if con.type == "IK" else con.type.replace("_", " ").title()
@@ -70,7 +76,7 @@ def _bone_reason(obj: object, name: str, driven: dict[str, str]) -> str:
     return ""
 
 
-def _target_reason(obj: object, spec: ConstraintSpec) -> str:
+def _target_reason(obj: bpy.types.Object, spec: ConstraintSpec) -> str:
     for binding in spec.bindings:
         if binding.carrier is not None:
             continue
@@ -93,7 +99,7 @@ def _target_reason(obj: object, spec: ConstraintSpec) -> str:
     return ""
 
 
-def explain(obj: object, spec: ConstraintSpec) -> str:
+def explain(obj: bpy.types.Object, spec: ConstraintSpec) -> str:
     """One line saying what in the rig makes Blender's pose differ from the model.
 
     Args:

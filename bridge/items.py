@@ -8,15 +8,22 @@ operator reports, or raises :class:`.rig_joints.RigError` (bad input, nothing ch
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from .rig_joints import RigError
+from .settings import armature_data, settings_of
+
+if TYPE_CHECKING:
+    import bpy
+
+    from ..operators.properties import ReachConstraint, ReachSettings
 
 
 class NothingToDoError(RigError):
     """The request is valid but changes nothing (reported as a warning)."""
 
 
-def _unique_name(settings: object, base: str) -> str:
+def _unique_name(settings: ReachSettings, base: str) -> str:
     names = {c.name for c in settings.constraints}
     if base not in names:
         return base
@@ -26,9 +33,15 @@ def _unique_name(settings: object, base: str) -> str:
     return f"{base}.{k:03d}"
 
 
-def append(settings: object, name: str, bone: str, target: object, goal_type: str) -> object:
+def append(
+    settings: ReachSettings,
+    name: str,
+    bone: str,
+    target: bpy.types.Object | None,
+    goal_type: str,
+) -> ReachConstraint:
     """A new constraint item (name made unique), made the active one; returns it."""
-    item = settings.constraints.add()
+    item = cast("ReachConstraint", settings.constraints.add())
     item.name = _unique_name(settings, name)
     item.bone = bone
     item.goal_type = goal_type
@@ -37,14 +50,14 @@ def append(settings: object, name: str, bone: str, target: object, goal_type: st
     return item
 
 
-def check_bone(obj: object, bone: str) -> str:
+def check_bone(obj: bpy.types.Object, bone: str) -> str:
     """``bone`` if the armature has it; RigError naming it otherwise."""
-    if not bone or bone not in obj.data.bones:
+    if not bone or bone not in armature_data(obj).bones:
         raise RigError(f"no active bone (or bone '{bone}' not found)")
     return bone
 
 
-def remove_active(settings: object) -> str:
+def remove_active(settings: ReachSettings) -> str:
     """Remove the active constraint; return the report sentence."""
     index = settings.active_index
     if not 0 <= index < len(settings.constraints):
@@ -55,7 +68,7 @@ def remove_active(settings: object) -> str:
     return f"removed '{name}'"
 
 
-def move_active(settings: object, direction: str) -> str:
+def move_active(settings: ReachSettings, direction: str) -> str:
     """Move the active constraint one place ``"UP"`` or ``"DOWN"``."""
     index = settings.active_index
     new = index - 1 if direction == "UP" else index + 1
@@ -82,7 +95,7 @@ class Conversion:
         )
 
 
-def convert_builtin_ik(obj: object) -> Conversion:
+def convert_builtin_ik(obj: bpy.types.Object) -> Conversion:
     """Turn the armature's unmuted built-in IK constraints into Reach constraints, muting them.
 
     Target, tail/head effector, chain length, weight and the rotation weight carry over; a
@@ -91,12 +104,13 @@ def convert_builtin_ik(obj: object) -> Conversion:
     Raises:
         NothingToDoError: the armature has no unmuted built-in IK constraint with a target.
     """
-    settings = obj.reach_ik
+    settings = settings_of(obj)
     converted, skipped = [], []
     for pb in obj.pose.bones:
         for con in pb.constraints:
             if con.type != "IK" or con.mute:
                 continue
+            con = cast("bpy.types.KinematicConstraint", con)  # type "IK" is this class
             if con.target is None:
                 skipped.append(f"{pb.name}/{con.name} (no target)")
                 continue

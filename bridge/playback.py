@@ -11,11 +11,15 @@ lists them in one line each, for the bake summary and the solve report.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, cast
 
 from .rig import Rig
 
+if TYPE_CHECKING:
+    import bpy
 
-def _ik_chain(pb: object, con: object) -> list[str]:
+
+def _ik_chain(pb: bpy.types.PoseBone, con: bpy.types.KinematicConstraint) -> list[str]:
     """Names of the bones an IK constraint on pose bone ``pb`` rotates (owner first)."""
     chain = []
     bone = pb if con.use_tail else pb.parent
@@ -26,7 +30,9 @@ def _ik_chain(pb: object, con: object) -> list[str]:
     return chain
 
 
-def _ik_over(rig: Rig) -> list[tuple[object, object, list[str]]]:
+def _ik_over(
+    rig: Rig,
+) -> list[tuple[bpy.types.PoseBone, bpy.types.KinematicConstraint, list[str]]]:
     """(pose bone, IK constraint, solved bones it rotates) for every active built-in IK whose
     chain includes a solved bone (its owner or a descendant reaching up to one)."""
     out = []
@@ -34,18 +40,19 @@ def _ik_over(rig: Rig) -> list[tuple[object, object, list[str]]]:
         for con in pb.constraints:
             if con.type != "IK" or con.mute or con.influence <= 0.0:
                 continue
-            moved = [name for name in _ik_chain(pb, con) if name in rig.solved]
+            ik = cast("bpy.types.KinematicConstraint", con)  # type "IK" is this class
+            moved = [name for name in _ik_chain(pb, ik) if name in rig.solved]
             if moved:
-                out.append((pb, con, moved))
+                out.append((pb, ik, moved))
     return out
 
 
-def builtin_ik(rig: Rig) -> list[object]:
+def builtin_ik(rig: Rig) -> list[bpy.types.KinematicConstraint]:
     """Blender's own active IK constraints that rotate one of the rig's solved bones."""
     return [con for _pb, con, _moved in _ik_over(rig)]
 
 
-def _modelled(con: object) -> bool:
+def _modelled(con: bpy.types.Constraint) -> bool:
     """A constraint the solve models exactly (the pose it writes already satisfies it)."""
     return con.type == "LIMIT_ROTATION" and con.owner_space == "LOCAL"
 

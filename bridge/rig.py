@@ -32,6 +32,7 @@ location X, Y, Z unbounded) come before the rotation, like ``location`` in ``mat
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,6 +48,12 @@ from .rig_joints import (
     rotation_values,
     set_rotation_values,
 )
+from .settings import armature_data
+
+if TYPE_CHECKING:
+    import bpy
+
+    from ..operators.properties import ReachSettings
 
 __all__ = ["Rig", "RigError", "build_rig", "rotation_data_path", "solver_options"]
 
@@ -59,7 +66,7 @@ SOLVE_MARGIN = 0.5  # the solver aims at this share of the user's tolerances
 class Rig:
     """A solvable snapshot of one armature: figure, constraints and channel maps."""
 
-    obj: object
+    obj: bpy.types.Object
     figure: solver.Figure
     constraints: list[solver.Constraint]
     bindings: list[GoalBinding]
@@ -76,7 +83,7 @@ class Rig:
     # turned more than REBASE_ANGLE, so the revolutes never get near a singular Euler stack.
     base: dict[str, np.ndarray] = field(default_factory=dict)
     local_values: dict[str, np.ndarray] = field(default_factory=dict)
-    pushed: dict[str, tuple[np.ndarray, np.ndarray | None]] = field(default_factory=dict)
+    pushed: dict[str, tuple[np.ndarray | None, np.ndarray]] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ state
     def read_pose(self, solved_too: bool) -> None:
@@ -98,7 +105,10 @@ class Rig:
         if (
             last is not None
             and np.array_equal(last[1], rotation)
-            and (translation is None or np.array_equal(last[0], translation))
+            and (
+                translation is None
+                or (last[0] is not None and np.array_equal(last[0], translation))
+            )
         ):
             return  # unchanged: skip the solver's validation and kinematics refresh
         self.figure.set_rest(segment, translation, rotation)
@@ -108,7 +118,7 @@ class Rig:
         """Write the current state into the figure's rest transforms (no rebuild)."""
         t_obj, r_obj = _object_frame(self.obj, self.scale)
         s = self.scale
-        bones = self.obj.data.bones
+        bones = armature_data(self.obj).bones
         for name in self.bones:
             bone = bones[name]
             off = self.offsets[name]
@@ -216,7 +226,7 @@ def _rigid_inverse(m: np.ndarray) -> np.ndarray:
     return out
 
 
-def _object_frame(obj: object, scale: float) -> tuple[np.ndarray, np.ndarray]:
+def _object_frame(obj: bpy.types.Object, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """Translation (3,) and rotation (3, 3) of the armature object (scale removed) in the
     model's world (reflected for a mirrored armature, see :func:`.rig_goals.model_mirror`)."""
     m = np.array(obj.matrix_world, dtype=float)
@@ -226,7 +236,7 @@ def _object_frame(obj: object, scale: float) -> tuple[np.ndarray, np.ndarray]:
     return m[:3, 3], rotations.orthonormalize(m[:3, :3] / scale)
 
 
-def object_scale(obj: object) -> float:
+def object_scale(obj: bpy.types.Object) -> float:
     """Uniform world scale of an armature object; RigError if degenerate or non-uniform."""
     m = np.array(obj.matrix_world, dtype=float)
     if not np.all(np.isfinite(m)):
@@ -239,7 +249,9 @@ def object_scale(obj: object) -> float:
     return float(scales.mean())
 
 
-def build_rig(obj: object, settings: object, only_selected: bool = False) -> Rig:
+def build_rig(
+    obj: bpy.types.Object | None, settings: ReachSettings, only_selected: bool = False
+) -> Rig:
     """Translate an armature object and its Reach constraints into a solvable :class:`Rig`.
 
     Raises:
@@ -249,14 +261,14 @@ def build_rig(obj: object, settings: object, only_selected: bool = False) -> Rig
         raise RigError("The active object is not an armature")
     if obj.mode == "EDIT":  # edit bones are not the bones, and the pose is not evaluated
         raise RigError(f"Armature '{obj.name}' is in Edit Mode; switch to Pose or Object Mode")
-    if len(obj.data.bones) == 0:
+    if len(armature_data(obj).bones) == 0:
         raise RigError(f"Armature '{obj.name}' has no bones")
     items = [c for c in settings.constraints if c.enabled and (c.select or not only_selected)]
     if not items:
         raise RigError(f"Armature '{obj.name}' has no enabled Reach constraints")
     scale = object_scale(obj)
     plan = build_constraints(obj, items, scale, RigError)
-    bones_by_name = obj.data.bones
+    bones_by_name = armature_data(obj).bones
     needed = set()
     for name in plan.figure_bones:
         bone = bones_by_name[name]
@@ -313,14 +325,14 @@ def build_rig(obj: object, settings: object, only_selected: bool = False) -> Rig
         if root is not None and root.location_segment is not None:
             spec.root = root.location_segment  # the chain root's location joints sit there
     try:
-        rig.constraints = plan.make_constraints(solver)
+        rig.constraints = plan.make_constraints()
     except solver.ReachError as exc:
         raise RigError(str(exc)) from None
     plan.check_aim(rig, RigError)
     return rig
 
 
-def solver_options(settings: object) -> dict[str, object]:
+def solver_options(settings: ReachSettings) -> dict[str, Any]:
     """Keyword options for ``solver.Solver`` from the armature's Reach settings.
 
     The solver aims at :data:`SOLVE_MARGIN` times the tolerances: a goal is judged on
@@ -336,7 +348,7 @@ def solver_options(settings: object) -> dict[str, object]:
     }
 
 
-def bone_world_matrix(obj: object, name: str, at_tail: bool = False) -> np.ndarray:
+def bone_world_matrix(obj: bpy.types.Object, name: str, at_tail: bool = False) -> np.ndarray:
     """World matrix (4, 4) of a pose bone, unscaled, at its head or tail."""
     pb = obj.pose.bones[name]
     m = np.array(obj.matrix_world, dtype=float) @ np.array(pb.matrix, dtype=float)

@@ -10,10 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from .. import solver
+from .settings import armature_data
+
+if TYPE_CHECKING:
+    import bpy
+
+    from ..operators.properties import ReachConstraint
+    from .rig import Rig
 
 AXIS_VECTORS = {
     "X": np.array([1.0, 0.0, 0.0]),
@@ -25,7 +33,7 @@ POINT_GOALS = ("POSITION", "POSITION_ORIENTATION", "AIM", "LINE", "PLANE", "HALF
 REFLECT_X = np.diag([-1.0, 1.0, 1.0])
 
 
-def model_mirror(arm: object) -> np.ndarray | None:
+def model_mirror(arm: bpy.types.Object) -> np.ndarray | None:
     """Reflection (3, 3) from the world into the model's space, None for a plain armature.
 
     A mirrored armature (negative determinant of its world matrix) cannot be built from
@@ -44,9 +52,9 @@ def signed_axis(spec: str) -> np.ndarray:
     return sign * AXIS_VECTORS[spec[-1]]
 
 
-def effector_factor(item: object) -> float:
+def effector_factor(item: ReachConstraint) -> float:
     """Position of the end-effector along its bone (0 head, 1 tail)."""
-    return {"HEAD": 0.0, "TAIL": 1.0}.get(item.effector, item.offset)
+    return {"HEAD": 0.0, "TAIL": 1.0}.get(item.effector, float(item.offset))
 
 
 @dataclass
@@ -55,8 +63,8 @@ class GoalBinding:
 
     name: str
     item_kind: str
-    goal: object
-    target: object
+    goal: solver.Goal | None  # None until build_constraints has made it
+    target: bpy.types.Object
     target_bone: str
     head_tail: float
     target_axis: str
@@ -64,7 +72,9 @@ class GoalBinding:
     carrier: str | None
     error: Callable[[str], Exception]
 
-    def target_frame(self, depsgraph: object = None) -> tuple[np.ndarray, np.ndarray]:
+    def target_frame(
+        self, depsgraph: bpy.types.Depsgraph | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """World goal point (3,) and unit axes (3, 3) (columns X, Y, Z) from the target.
 
         With ``depsgraph``, the target's depsgraph-evaluated copy is read (what Blender
@@ -77,7 +87,7 @@ class GoalBinding:
         except ReferenceError:
             raise self.error(f"Constraint '{self.name}': its target object was deleted") from None
         if self.target_bone:
-            pb = target.pose.bones[self.target_bone]
+            pb = cast("bpy.types.Pose", target.pose).bones[self.target_bone]
             m = m @ np.array(pb.matrix, dtype=float)
             m[:3, 3] = (m @ np.array([0.0, pb.bone.length * self.head_tail, 0.0, 1.0]))[:3]
         if not np.all(np.isfinite(m)):
@@ -89,21 +99,21 @@ class GoalBinding:
             raise self.error(f"Constraint '{self.name}': target '{target.name}' has zero scale")
         return m[:3, 3], m[:3, :3] / norms
 
-    def frame(self, arm: object, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    def frame(self, arm: bpy.types.Object, scale: float) -> tuple[np.ndarray, np.ndarray]:
         """Goal point (3,) and unit axes (3, 3) (columns X, Y, Z) in the model's world
         (see :func:`model_mirror`) or in the carrier bone's frame."""
         if self.carrier is not None:
-            length = arm.data.bones[self.carrier].length * scale
+            length = armature_data(arm).bones[self.carrier].length * scale
             return np.array([0.0, length * self.head_tail, 0.0]), np.eye(3)
         point, axes = self.target_frame()
         mirror = model_mirror(arm)
         return (point, axes) if mirror is None else (mirror @ point, mirror @ axes)
 
-    def values(self, arm: object, scale: float) -> dict[str, np.ndarray | None]:
+    def values(self, arm: bpy.types.Object, scale: float) -> dict[str, np.ndarray | None]:
         """Goal attributes (point, x, y, direction, normal) for the current target frame."""
         return self.values_at(*self.frame(arm, scale))
 
-    def world_values(self, depsgraph: object) -> dict[str, np.ndarray | None]:
+    def world_values(self, depsgraph: bpy.types.Depsgraph) -> dict[str, np.ndarray | None]:
         """Goal attributes in world space from the depsgraph-evaluated target (carrier too)."""
         return self.values_at(*self.target_frame(depsgraph))
 
@@ -122,14 +132,16 @@ class GoalBinding:
             out["normal"] = axes @ signed_axis(self.target_axis)
         return out
 
-    def update(self, arm: object, scale: float) -> None:
+    def update(self, arm: bpy.types.Object, scale: float) -> None:
         """Retarget the goal to the target's current transform."""
         for key, value in self.values(arm, scale).items():
             if value is not None:
                 setattr(self.goal, key, value)
 
 
-def _make_goal(binding: GoalBinding, item: object, arm: object, scale: float) -> object:
+def _make_goal(
+    binding: GoalBinding, item: ReachConstraint, arm: bpy.types.Object, scale: float
+) -> solver.Goal:
     v = binding.values(arm, scale)
     c = binding.carrier
     kind = item.goal_type
@@ -173,10 +185,14 @@ class ConstraintSpec:
     root: str | None
     bindings: list[GoalBinding]
 
-    def goal(self, solver_module: object) -> object:
+    def goal(self) -> solver.Goal:
         """The solver goal: the single binding's, or a Disjunction of all of them."""
-        goals = [b.goal for b in self.bindings]
-        return goals[0] if len(goals) == 1 else solver_module.Disjunction(goals)
+        goals = []
+        for b in self.bindings:
+            if b.goal is None:
+                raise ValueError(f"ConstraintSpec '{self.name}': goal of '{b.name}' not built")
+            goals.append(b.goal)
+        return goals[0] if len(goals) == 1 else solver.Disjunction(goals)
 
 
 @dataclass
@@ -188,19 +204,15 @@ class ConstraintPlan:
     bindings: list[GoalBinding] = field(default_factory=list)
     specs: list[ConstraintSpec] = field(default_factory=list)  # one per solver constraint
 
-    def make_constraints(self, solver_module: object) -> list[object]:
+    def make_constraints(self) -> list[solver.Constraint]:
         """The ``solver.Constraint`` list (goals already carry the current targets)."""
         out = []
         for spec in self.specs:
-            effector = solver_module.EndEffector(spec.bone, spec.point, spec.x, spec.y)
-            out.append(
-                solver_module.Constraint(
-                    effector, spec.goal(solver_module), spec.weight, spec.root, spec.name
-                )
-            )
+            effector = solver.EndEffector(spec.bone, spec.point, spec.x, spec.y)
+            out.append(solver.Constraint(effector, spec.goal(), spec.weight, spec.root, spec.name))
         return out
 
-    def check_aim(self, rig: object, error: Callable[[str], Exception]) -> None:
+    def check_aim(self, rig: Rig, error: Callable[[str], Exception]) -> None:
         """Reject aim goals whose target sits on the end-effector (direction undefined)."""
         frames = rig.figure.forward(rig.initial())
         for spec in self.specs:
@@ -209,7 +221,7 @@ class ConstraintPlan:
                     continue
                 world = frames[spec.bone]
                 p = world[:3, :3] @ spec.point + world[:3, 3]
-                g = binding.goal.point
+                g = cast(solver.AimGoal, binding.goal).point
                 if binding.carrier is not None:
                     cw = frames[binding.carrier]
                     g = cw[:3, :3] @ g + cw[:3, 3]
@@ -220,12 +232,15 @@ class ConstraintPlan:
                     )
 
 
-def _chain(arm: object, item: object, error: Callable[[str], Exception]) -> tuple[list, str]:
+def _chain(
+    arm: bpy.types.Object, item: ReachConstraint, error: Callable[[str], Exception]
+) -> tuple[list[str], str]:
     """Bones of an item's chain (effector first) and its topmost bone."""
-    bone = arm.data.bones[item.bone]
+    bones = armature_data(arm).bones
+    bone = bones[item.bone]
     chain = []
     if item.chain_mode == "ROOT" and item.chain_root:
-        if item.chain_root not in arm.data.bones:
+        if item.chain_root not in bones:
             raise error(f"Constraint '{item.name}': chain root bone '{item.chain_root}' not found")
         while bone is not None:
             chain.append(bone.name)
@@ -243,8 +258,10 @@ def _chain(arm: object, item: object, error: Callable[[str], Exception]) -> tupl
     return chain, chain[-1]
 
 
-def _validate(arm: object, item: object, error: Callable[[str], Exception]) -> None:
-    bones = arm.data.bones
+def _validate(
+    arm: bpy.types.Object, item: ReachConstraint, error: Callable[[str], Exception]
+) -> None:
+    bones = armature_data(arm).bones
     if not item.bone:
         raise error(f"Constraint '{item.name}': no bone set")
     if item.bone not in bones:
@@ -253,7 +270,7 @@ def _validate(arm: object, item: object, error: Callable[[str], Exception]) -> N
     if target is None:
         raise error(f"Constraint '{item.name}': no target object (deleted or never set)")
     if item.target_bone:
-        if target.type != "ARMATURE" or item.target_bone not in target.data.bones:
+        if target.type != "ARMATURE" or item.target_bone not in armature_data(target).bones:
             raise error(
                 f"Constraint '{item.name}': target bone '{item.target_bone}' not found "
                 f"in '{target.name}'"
@@ -261,7 +278,10 @@ def _validate(arm: object, item: object, error: Callable[[str], Exception]) -> N
 
 
 def build_constraints(
-    arm: object, items: list, scale: float, error: Callable[[str], Exception]
+    arm: bpy.types.Object,
+    items: list[ReachConstraint],
+    scale: float,
+    error: Callable[[str], Exception],
 ) -> ConstraintPlan:
     """Validate the items and turn them into a :class:`ConstraintPlan`."""
     plan = ConstraintPlan()
@@ -291,7 +311,7 @@ def build_constraints(
         elif item.goal_type in ("ORIENTATION", "POSITION_ORIENTATION"):
             x, y = AXIS_VECTORS["X"], AXIS_VECTORS["Y"]
         point = np.array(
-            [0.0, arm.data.bones[item.bone].length * scale * effector_factor(item), 0.0]
+            [0.0, armature_data(arm).bones[item.bone].length * scale * effector_factor(item), 0.0]
         )
         root = None if item.chain_mode == "ALL" else top
         key = item.group.strip()

@@ -15,11 +15,11 @@ from ..bridge import results
 from ..bridge.editable import why_not_editable
 from ..bridge.items import NothingToDoError
 from ..bridge.rig import bone_world_matrix
+from ..bridge.settings import armature_data as armature_data  # re-exported for the operators
+from ..bridge.settings import settings_of as settings_of  # re-exported for the operators
 
 if TYPE_CHECKING:
     from bpy._typing.rna_enums import OperatorReturnItems
-
-    from .properties import ReachSettings
 
 
 class SolveReport(Protocol):
@@ -42,16 +42,6 @@ def active_armature(context: bpy.types.Context) -> bpy.types.Object:
     obj = armature_of(context)
     assert obj is not None, "the operator's poll checks for an active armature"
     return obj
-
-
-def armature_data(obj: bpy.types.Object) -> bpy.types.Armature:
-    """``obj.data`` of an armature object, typed."""
-    return cast("bpy.types.Armature", obj.data)
-
-
-def settings_of(obj: bpy.types.Object) -> ReachSettings:
-    """``obj.reach_ik``, typed: the property is added by ``properties.register()``."""
-    return obj.reach_ik  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def poll_editable(operator: type[bpy.types.Operator], context: bpy.types.Context) -> bool:
