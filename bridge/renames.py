@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .editable import why_not_editable
+from .settings import settings_of
 
 if TYPE_CHECKING:  # the bridge uses Blender only through the objects passed in
     import bpy
@@ -80,7 +81,7 @@ def follow(objects: Iterable[bpy.types.Object], renames: Renames) -> list[str]:
         if obj.type != "ARMATURE" or obj.data is None or why_not_editable(obj) is not None:
             continue
         own = renames.get(obj.data.session_uid, {})
-        for item in obj.reach_ik.constraints:  # pyright: ignore[reportAttributeAccessIssue]
+        for item in settings_of(obj).constraints:
             target = item.target
             of_target = (
                 renames.get(target.data.session_uid, {})

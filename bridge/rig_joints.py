@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import solver
 from . import rotations
+from .settings import bone_settings_of
 
 if TYPE_CHECKING:  # the bridge uses Blender only through the objects passed in
     import bpy
@@ -113,7 +114,7 @@ def bone_limits(
 
 def _rigidity(pb: bpy.types.PoseBone) -> np.ndarray:
     """Rigidity (3,) per local axis: Reach's own if set, else Blender's IK stiffness."""
-    settings = pb.reach_ik  # pyright: ignore[reportAttributeAccessIssue]  (added by register())
+    settings = bone_settings_of(pb)
     if settings.use_rigidity:
         return np.clip(np.array(settings.rigidity, dtype=float), 0.0, 1.0)
     return np.array([pb.ik_stiffness_x, pb.ik_stiffness_y, pb.ik_stiffness_z], dtype=float)
