@@ -32,6 +32,7 @@ location X, Y, Z unbounded) come before the rotation, like ``location`` in ``mat
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -48,6 +49,9 @@ from .rig_joints import (
     set_rotation_values,
 )
 
+if TYPE_CHECKING:  # annotations only: bpy objects are passed in
+    from bpy.types import Object
+
 __all__ = ["Rig", "RigError", "build_rig", "rotation_data_path", "solver_options"]
 
 EPS_LENGTH = 1e-9
@@ -59,7 +63,7 @@ SOLVE_MARGIN = 0.5  # the solver aims at this share of the user's tolerances
 class Rig:
     """A solvable snapshot of one armature: figure, constraints and channel maps."""
 
-    obj: object
+    obj: Object
     figure: solver.Figure
     constraints: list[solver.Constraint]
     bindings: list[GoalBinding]
