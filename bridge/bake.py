@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,6 +40,11 @@ from .measure import measure
 from .playback import builtin_ik, overrides
 from .restore import SceneState
 from .rig import Rig, RigError, build_rig, solver_options
+
+if TYPE_CHECKING:  # annotations only: bpy objects are passed in
+    from bpy.types import Depsgraph, Object, Scene
+
+    from ..operators.properties import ReachSettings
 
 __all__ = ["BakeError", "BakeJob", "BakeReport", "bake", "check_targets", "describe"]
 
@@ -114,9 +120,9 @@ class BakeJob:
         BakeError: the rig cannot be solved (the scene is left as it was).
     """
 
-    def __init__(self, obj: object, settings: object, frames: Sequence[int], mode: str, *,
-                 scene: object, only_selected: bool = False,
-                 depsgraph: object | None = None,
+    def __init__(self, obj: Object, settings: ReachSettings, frames: Sequence[int], mode: str, *,
+                 scene: Scene, only_selected: bool = False,
+                 depsgraph: Depsgraph | None = None,
                  time_limit: float = TIME_LIMIT) -> None:  # fmt: skip
         try:
             self.frames = [int(f) for f in frames]
@@ -231,6 +237,7 @@ class BakeJob:
         self.overrides = overrides(self.rig, [(p, i) for p, i, _group in self.channels])
 
     def _measure(self, frame: int) -> None:
+        assert self.depsgraph is not None, "measuring steps run only with a depsgraph"
         self.scene.frame_set(frame)
         fold(self.measured, measure(self.rig, self.depsgraph, *self.tolerances))
 
@@ -282,9 +289,9 @@ class BakeJob:
         return out
 
 
-def bake(obj: object, settings: object, frames: Sequence[int], mode: str = "REPLACE",
-         progress: Callable[[int, int], None] | None = None, *, scene: object,
-         only_selected: bool = False, depsgraph: object | None = None,
+def bake(obj: Object, settings: ReachSettings, frames: Sequence[int], mode: str = "REPLACE",
+         progress: Callable[[int, int], None] | None = None, *, scene: Scene,
+         only_selected: bool = False, depsgraph: Depsgraph | None = None,
          time_limit: float = TIME_LIMIT) -> BakeReport:  # fmt: skip
     """Bake ``frames`` in one go; ``progress(done, total)`` is called after every step.
 

@@ -28,13 +28,13 @@ from .measure import MeasuredResidual, evaluated_bone_matrix
 from .rig_goals import ConstraintSpec, model_mirror
 
 if TYPE_CHECKING:
-    import bpy
+    from bpy.types import Depsgraph
 
     from .rig import Rig
 
 
 def _blender_frame(
-    rig: Rig, spec: ConstraintSpec, measured: MeasuredResidual, depsgraph: bpy.types.Depsgraph
+    rig: Rig, spec: ConstraintSpec, measured: MeasuredResidual, depsgraph: Depsgraph
 ) -> tuple[np.ndarray, np.ndarray]:
     """Blender's effector point (3,) and bone axes (3, 3) in the model's world."""
     m = evaluated_bone_matrix(rig.obj, spec.bone, depsgraph)[:3, :3]
@@ -87,7 +87,7 @@ class Corrector:
         spec: ConstraintSpec,
         measured: MeasuredResidual,
         model_frame: np.ndarray,
-        depsgraph: bpy.types.Depsgraph,
+        depsgraph: Depsgraph,
     ) -> None:
         """Set the goals of ``spec`` to the shifted goals of the next pass (see module doc).
 

@@ -11,12 +11,18 @@ every key outside the range, is left as it was):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import compat
 from .rig import Rig, build_rig, rotation_data_path
+
+if TYPE_CHECKING:  # annotations only: bpy objects are passed in
+    from bpy.types import FCurve, FCurveKeyframePoints, Object
+
+    from ..operators.properties import ReachSettings
 
 ChannelKey = tuple[str, int, str]  # (data_path, array_index, group name)
 
@@ -71,14 +77,26 @@ def channel_value(
     return float(loc[index] if data_path.endswith(".location") else rot[index])
 
 
-def _remove_keys(fcurve: object, frames_to_remove: object) -> int:
-    """Remove the keys whose frame satisfies ``frames_to_remove(frames) -> bool mask``."""
+def read_points(points: FCurveKeyframePoints, prop: str, values: np.ndarray) -> None:
+    """Fill ``values`` (flat, ``width * len(points)``) with keyframe property ``prop``."""
+    # The stubs accept a buffer only through ``__buffer__``, which numpy's stubs declare for
+    # Python >= 3.12; Blender's Python 3.11 reads any buffer-protocol object, ndarray included.
+    points.foreach_get(prop, values)  # pyright: ignore[reportArgumentType]
+
+
+def write_points(points: FCurveKeyframePoints, prop: str, values: np.ndarray) -> None:
+    """Set keyframe property ``prop`` of every key from ``values`` (shaped as in read_points)."""
+    points.foreach_set(prop, values)  # pyright: ignore[reportArgumentType]  (as in read_points)
+
+
+def _remove_keys(fcurve: FCurve, frames_to_remove: Callable[[np.ndarray], np.ndarray]) -> int:
+    """Remove the keys whose frame satisfies ``frames_to_remove(frames (n,)) -> bool mask (n,)``."""
     points = fcurve.keyframe_points
     n = len(points)
     if n == 0:
         return 0
     co = np.empty(2 * n, dtype=np.float32)
-    points.foreach_get("co", co)
+    read_points(points, "co", co)
     mask = frames_to_remove(co[0::2].astype(float))
     removed = 0
     for index in np.flatnonzero(mask)[::-1]:
@@ -88,7 +106,7 @@ def _remove_keys(fcurve: object, frames_to_remove: object) -> int:
 
 
 def write_keys(
-    obj: object,
+    obj: Object,
     channels: Mapping[ChannelKey, tuple[np.ndarray, np.ndarray]],
     frame_range: tuple[float, float],
     mode: str = "REPLACE",
@@ -114,25 +132,25 @@ def write_keys(
         old = len(points)
         points.add(len(frames))
         co = np.empty(2 * len(points), dtype=np.float32)
-        points.foreach_get("co", co)
+        read_points(points, "co", co)
         new = co.reshape(-1, 2)
         new[old:, 0] = frames
         new[old:, 1] = values
-        points.foreach_set("co", co)
+        write_points(points, "co", co)
         # The added keys' handles start at the origin; put them on the key so update()
         # computes proper auto-clamped handles.
         for handle in ("handle_left", "handle_right"):
             h = np.empty(2 * len(points), dtype=np.float32)
-            points.foreach_get(handle, h)
+            read_points(points, handle, h)
             h.reshape(-1, 2)[old:] = new[old:]
-            points.foreach_set(handle, h)
+            write_points(points, handle, h)
         fcurve.update()
         written += len(frames)
     return written
 
 
 def clear_keys(
-    obj: object, channels: list[tuple[str, int]], frame_range: tuple[float, float]
+    obj: Object, channels: list[tuple[str, int]], frame_range: tuple[float, float]
 ) -> int:
     """Remove keys in [start, end] from the given channels; drop F-curves left empty.
 
@@ -153,7 +171,10 @@ def clear_keys(
 
 
 def clear_solved_keys(
-    obj: object, settings: object, frame_range: tuple[float, float], only_selected: bool = False
+    obj: Object,
+    settings: ReachSettings,
+    frame_range: tuple[float, float],
+    only_selected: bool = False,
 ) -> str:
     """Remove the keys of every channel the rig's solve writes inside ``frame_range``
     (inclusive frames); return the sentence for the report.

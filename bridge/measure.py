@@ -21,10 +21,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .rig_goals import ConstraintSpec
+
+if TYPE_CHECKING:  # annotations only: bpy objects are passed in
+    from bpy.types import Depsgraph, Object
+
+    from .rig import Rig
 
 PARTS = ("point", "x", "y")
 
@@ -72,7 +78,7 @@ class MeasuredResidual:
     goal: int = 0
 
 
-def evaluated_bone_matrix(obj: object, bone: str, depsgraph: object) -> np.ndarray:
+def evaluated_bone_matrix(obj: Object, bone: str, depsgraph: Depsgraph) -> np.ndarray:
     """World matrix (4, 4) of a pose bone on the depsgraph-evaluated armature.
 
     Not normalised: it carries the object's and the pose's scale (a mirrored armature's
@@ -86,7 +92,7 @@ def evaluated_bone_matrix(obj: object, bone: str, depsgraph: object) -> np.ndarr
 
 
 def evaluated_effector(
-    obj: object, spec: ConstraintSpec, scale: float, depsgraph: object
+    obj: Object, spec: ConstraintSpec, scale: float, depsgraph: Depsgraph
 ) -> Effector:
     """The end-effector of ``spec`` on the evaluated pose, world space.
 
@@ -106,8 +112,8 @@ def evaluated_effector(
 
 
 def measure(
-    rig: object,
-    depsgraph: object,
+    rig: Rig,
+    depsgraph: Depsgraph,
     tolerance: float,
     angle_tolerance: float,
     specs: Sequence[ConstraintSpec] | None = None,
@@ -150,6 +156,7 @@ def measure(
             rank = (not ok, goal.potential(e, g))
             if best is None or rank < best[0]:
                 best = (rank, index, report, ok)
+        assert best is not None, "a constraint spec has at least one binding"
         _rank, index, report, ok = best
         out.append(
             MeasuredResidual(

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import compat
-from .keys import KEYFRAME_PROPERTIES, bone_path
+from .keys import KEYFRAME_PROPERTIES, bone_path, read_points, write_points
 
 if TYPE_CHECKING:  # annotations only: bpy objects are passed in
     from bpy.types import Constraint, FCurve, Object, PoseBone, Scene
@@ -44,7 +44,7 @@ def _read_keys(fcurve: FCurve) -> dict[str, np.ndarray]:
     out = {}
     for prop, dtype, width in KEYFRAME_PROPERTIES:
         values = np.empty(width * len(points), dtype=dtype)
-        points.foreach_get(prop, values)
+        read_points(points, prop, values)
         out[prop] = values
     return out
 
@@ -58,7 +58,7 @@ def _write_keys(fcurve: FCurve, keys: dict[str, np.ndarray]) -> None:
     points.clear()
     points.add(len(keys["co"]) // 2)
     for prop, _dtype, _width in KEYFRAME_PROPERTIES:
-        points.foreach_set(prop, keys[prop])
+        write_points(points, prop, keys[prop])
 
 
 @dataclass

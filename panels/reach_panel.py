@@ -9,9 +9,10 @@ import bpy
 from ..bridge import results
 from ..bridge.bake import BakeReport
 from ..bridge.report import FrameReport, residual_text
+from ..bridge.settings import bone_settings_of, settings_of
 
 if TYPE_CHECKING:
-    from ..operators.properties import ReachConstraint, ReachSettings
+    from ..operators.properties import ReachConstraint
 
 
 def _armature(context: bpy.types.Context) -> bpy.types.Object | None:
@@ -24,11 +25,6 @@ def _active_armature(context: bpy.types.Context) -> bpy.types.Object:
     obj = _armature(context)
     assert obj is not None, "the panel's poll checks for an active armature"
     return obj
-
-
-def _settings(obj: bpy.types.Object) -> ReachSettings:
-    """``obj.reach_ik``, typed: the property is added by ``properties.register()``."""
-    return obj.reach_ik  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def _bones(obj: bpy.types.Object) -> bpy.types.ArmatureBones:
@@ -76,7 +72,7 @@ class REACH_PT_main(_ReachPanel):
 
     def draw(self, context: bpy.types.Context) -> None:
         obj = _active_armature(context)
-        settings = _settings(obj)
+        settings = settings_of(obj)
         layout = self.layout
         row = layout.row()
         row.template_list(
@@ -142,7 +138,7 @@ class REACH_PT_settings(_ReachPanel):
     bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context: bpy.types.Context) -> None:
-        settings = _settings(_active_armature(context))
+        settings = settings_of(_active_armature(context))
         layout = self.layout
         layout.prop(settings, "hessian")
         layout.prop(settings, "tolerance")
@@ -166,7 +162,7 @@ class REACH_PT_bone(_ReachPanel):
             return
         pb = obj.pose.bones[bone.name]
         layout.label(text=pb.name, icon="BONE_DATA")
-        rigidity = pb.reach_ik  # pyright: ignore[reportAttributeAccessIssue]
+        rigidity = bone_settings_of(pb)
         layout.prop(rigidity, "use_rigidity")
         col = layout.column(align=True)
         if rigidity.use_rigidity:
