@@ -145,8 +145,11 @@ def measure(
         best = None
         for index, binding in enumerate(spec.bindings):
             goal = binding.goal
+            assert goal is not None, "build_rig makes every binding's goal"
             world = binding.world_values(depsgraph)
-            g = {part: world[part] for part in goal.geometry_parts}
+            # A goal's geometry parts are the ones its target gives (a suppressed axis is
+            # neither), so no part is None here.
+            g = {part: v for part in goal.geometry_parts if (v := world[part]) is not None}
             report = goal.report(e, g)
             ok = (report.distance is None or report.distance <= tolerance) and (
                 report.angle is None or report.angle <= angle_tolerance
