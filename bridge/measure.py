@@ -144,7 +144,7 @@ def measure(
         e = effector.parts()
         best = None
         for index, binding in enumerate(spec.bindings):
-            goal = binding.goal
+            goal = binding.solver_goal()
             world = binding.world_values(depsgraph)
             g = {part: world[part] for part in goal.geometry_parts}
             report = goal.report(e, g)
