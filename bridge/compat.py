@@ -7,10 +7,30 @@ the legacy ``Action.fcurves`` collection. F-curves of an object are reached here
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 import bpy
 
 IS_BLENDER_44_UP = bpy.app.version >= (4, 4, 0)
 IS_BLENDER_50_UP = bpy.app.version >= (5, 0, 0)
+
+
+class FCurveContainer(Protocol):
+    """What holds an object's F-curves and their groups: its action (4.2) or the channelbag
+    of its action slot (4.4+), which offer the same two collections."""
+
+    @property
+    def fcurves(self) -> bpy.types.ActionFCurves: ...
+
+    @property
+    def groups(self) -> bpy.types.ActionGroups: ...
+
+
+def _api_44(value: object) -> Any:
+    """``value`` as seen through the Blender 4.4+ API (action slots, layers, channelbags and
+    ``anim_utils``' channelbag lookup), which the 4.2 stubs the type check reads do not declare.
+    Used only on branches guarded by :data:`IS_BLENDER_44_UP`."""
+    return value
 
 
 def ensure_action(obj: bpy.types.Object) -> bpy.types.Action:
@@ -31,10 +51,10 @@ def fcurves(obj: bpy.types.Object) -> list[bpy.types.FCurve]:
         return list(action.fcurves)
     from bpy_extras import anim_utils
 
-    slot = animation_data.action_slot
+    slot = _api_44(animation_data).action_slot
     if slot is None:
         return []
-    channelbag = anim_utils.action_get_channelbag_for_slot(action, slot)
+    channelbag = _api_44(anim_utils).action_get_channelbag_for_slot(action, slot)
     return [] if channelbag is None else list(channelbag.fcurves)
 
 
@@ -52,7 +72,9 @@ def ensure_fcurve(
     """The F-curve for ``data_path[index]``, created in ``group`` if missing."""
     action = ensure_action(obj)
     if IS_BLENDER_44_UP:
-        return action.fcurve_ensure_for_datablock(obj, data_path, index=index, group_name=group)
+        return _api_44(action).fcurve_ensure_for_datablock(
+            obj, data_path, index=index, group_name=group
+        )
     fcurve = action.fcurves.find(data_path, index=index)
     if fcurve is None:
         fcurve = action.fcurves.new(data_path, index=index, action_group=group)
@@ -61,17 +83,22 @@ def ensure_fcurve(
 
 def remove_fcurve(obj: bpy.types.Object, fcurve: bpy.types.FCurve) -> None:
     """Delete an F-curve from the object's action."""
-    action = obj.animation_data.action
+    animation_data = obj.animation_data
+    if animation_data is None or animation_data.action is None:
+        raise ValueError(f"remove_fcurve: obj '{obj.name}' has no action, so no F-curve")
+    action = animation_data.action
     if not IS_BLENDER_44_UP:
         action.fcurves.remove(fcurve)
         return
     from bpy_extras import anim_utils
 
-    channelbag = anim_utils.action_get_channelbag_for_slot(action, obj.animation_data.action_slot)
+    channelbag = _api_44(anim_utils).action_get_channelbag_for_slot(
+        action, _api_44(animation_data).action_slot
+    )
     channelbag.fcurves.remove(fcurve)
 
 
-def fcurve_container(obj: bpy.types.Object) -> object | None:
+def fcurve_container(obj: bpy.types.Object) -> FCurveContainer | None:
     """What holds ``obj``'s F-curves and groups: the slot's channelbag (4.4+) or the action."""
     animation_data = obj.animation_data
     if animation_data is None or animation_data.action is None:
@@ -80,11 +107,11 @@ def fcurve_container(obj: bpy.types.Object) -> object | None:
         return animation_data.action
     from bpy_extras import anim_utils
 
-    slot = animation_data.action_slot
+    slot = _api_44(animation_data).action_slot
     return (
         None
         if slot is None
-        else anim_utils.action_get_channelbag_for_slot(animation_data.action, slot)
+        else _api_44(anim_utils).action_get_channelbag_for_slot(animation_data.action, slot)
     )
 
 
@@ -97,7 +124,7 @@ def action_layout(obj: bpy.types.Object) -> tuple:
     action = animation_data.action
     if action is None or not IS_BLENDER_44_UP:
         return (True, action, None, 0, fcurve_container(obj) is not None)
-    return (True, action, animation_data.action_slot, len(action.layers),
+    return (True, action, _api_44(animation_data).action_slot, len(_api_44(action).layers),
             fcurve_container(obj) is not None)  # fmt: skip
 
 
@@ -126,9 +153,10 @@ def restore_action_layout(obj: bpy.types.Object, layout: tuple) -> None:
                         strip.channelbags.remove(bag)
         while len(action.layers) > n_layers:
             action.layers.remove(action.layers[-1])
-        new_slot = animation_data.action_slot
+        slotted = _api_44(animation_data)
+        new_slot = slotted.action_slot
         if slot is None and new_slot is not None:
-            animation_data.action_slot = None
+            slotted.action_slot = None
             action.slots.remove(new_slot)
     if not had_animation_data:
         obj.animation_data_clear()

@@ -144,8 +144,7 @@ def measure(
         e = effector.parts()
         best = None
         for index, binding in enumerate(spec.bindings):
-            goal = binding.goal
-            assert goal is not None, "build_rig makes every binding's goal"
+            goal = binding.solver_goal()
             world = binding.world_values(depsgraph)
             # A goal's geometry parts are the ones its target gives (a suppressed axis is
             # neither), so no part is None here.

@@ -72,6 +72,12 @@ class GoalBinding:
     carrier: str | None
     error: Callable[[str], Exception]
 
+    def solver_goal(self) -> solver.Goal:
+        """The goal, once :func:`build_constraints` has made it; ValueError before."""
+        if self.goal is None:
+            raise ValueError(f"GoalBinding '{self.name}': its goal is not built yet")
+        return self.goal
+
     def target_frame(
         self, depsgraph: bpy.types.Depsgraph | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -187,11 +193,7 @@ class ConstraintSpec:
 
     def goal(self) -> solver.Goal:
         """The solver goal: the single binding's, or a Disjunction of all of them."""
-        goals = []
-        for b in self.bindings:
-            if b.goal is None:
-                raise ValueError(f"ConstraintSpec '{self.name}': goal of '{b.name}' not built")
-            goals.append(b.goal)
+        goals = [b.solver_goal() for b in self.bindings]
         return goals[0] if len(goals) == 1 else solver.Disjunction(goals)
 
 
@@ -221,7 +223,7 @@ class ConstraintPlan:
                     continue
                 world = frames[spec.bone]
                 p = world[:3, :3] @ spec.point + world[:3, 3]
-                g = cast(solver.AimGoal, binding.goal).point
+                g = cast(solver.AimGoal, binding.solver_goal()).point
                 if binding.carrier is not None:
                     cw = frames[binding.carrier]
                     g = cw[:3, :3] @ g + cw[:3, 3]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +26,11 @@ from .measure import MeasuredResidual, measure
 from .playback import builtin_ik
 from .report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
 from .rig import Rig, build_rig, solver_options
+
+if TYPE_CHECKING:
+    import bpy
+
+    from ..operators.properties import ReachSettings
 
 #: Correction passes at most after the first solve (each: solve, write, evaluate, measure).
 MAX_PASSES = 12
@@ -71,10 +77,10 @@ class RigSession:
 
     def __init__(
         self,
-        obj: object,
-        settings: object,
-        scene: object,
-        view_layer: object,
+        obj: bpy.types.Object,
+        settings: ReachSettings,
+        scene: bpy.types.Scene,
+        view_layer: bpy.types.ViewLayer,
         only_selected: bool = False,
     ) -> None:
         self.obj = obj
@@ -93,7 +99,7 @@ class RigSession:
 
     # ------------------------------------------------------------------ editing
     @staticmethod
-    def convert_builtin_ik(obj: object) -> Conversion:
+    def convert_builtin_ik(obj: bpy.types.Object) -> Conversion:
         """Turn ``obj``'s built-in IK constraints into Reach constraints (see :mod:`.items`).
 
         A static method: an armature with only built-in IK has no Reach constraint yet, so
@@ -210,7 +216,7 @@ class RigSession:
         rig = self.rig
         at = float(frame if frame is not None else self.scene.frame_current)
         data = {
-            key: ([at], [keys.channel_value(chosen.channels, *key)])
+            key: (np.array([at]), np.array([keys.channel_value(chosen.channels, *key)]))
             for key in keys.solved_channels(rig)
         }
         return keys.write_keys(self.obj, data, (at, at), "LAYER")
