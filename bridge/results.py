@@ -14,15 +14,18 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the bridge uses Blender only through the objects passed in
     import bpy
 
-_LAST: dict[int, object] = {}
+    from .bake_report import BakeReport
+    from .report import FrameReport
+
+_LAST: dict[int, FrameReport | BakeReport] = {}
 
 
-def store(obj: bpy.types.ID, report: object) -> None:
-    """Remember ``report`` (a ``FrameReport`` or ``BakeReport``) as ``obj``'s last result."""
+def store(obj: bpy.types.ID, report: FrameReport | BakeReport) -> None:
+    """Remember ``report`` (a solve's or a bake's) as ``obj``'s last result."""
     _LAST[obj.session_uid] = report
 
 
-def last(obj: bpy.types.ID) -> object | None:
+def last(obj: bpy.types.ID) -> FrameReport | BakeReport | None:
     """The last report stored for ``obj``, or None."""
     return _LAST.get(obj.session_uid)
 

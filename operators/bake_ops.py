@@ -10,7 +10,7 @@ written. Details in :mod:`..bridge.bake` and the README's "Baking" section.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
@@ -93,7 +93,7 @@ class REACH_OT_bake(bpy.types.Operator):
 
     def _done(self, job: BakeJob) -> set[OperatorReturnItems]:
         report = job.finish()
-        self._store(cast("bpy.types.Object", job.obj), report)
+        self._store(job.obj, report)
         self.report({"INFO"} if report.satisfied else {"WARNING"}, report.text())
         return {"FINISHED"}
 

@@ -4,7 +4,7 @@ turning its report or error into the operator report, a new empty at a bone's ta
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING
 
 import bpy
 import numpy as np
@@ -21,14 +21,7 @@ from ..bridge.settings import settings_of as settings_of  # re-exported for the 
 if TYPE_CHECKING:
     from bpy._typing.rna_enums import OperatorReturnItems
 
-
-class SolveReport(Protocol):
-    """What :func:`run` needs of a solve's or bake's report."""
-
-    @property
-    def satisfied(self) -> bool: ...
-
-    def text(self) -> str: ...
+    from ..bridge.report import FrameReport
 
 
 def armature_of(context: bpy.types.Context) -> bpy.types.Object | None:
@@ -60,13 +53,13 @@ def poll_editable(operator: type[bpy.types.Operator], context: bpy.types.Context
     return True
 
 
-def run(operator: bpy.types.Operator, action: Callable[[], object],
+def run(operator: bpy.types.Operator, action: Callable[[], str | FrameReport],
         keep_for: bpy.types.Object | None = None) -> set[OperatorReturnItems]:  # fmt: skip
     """Run a bridge action and turn its outcome or its error into the operator's report.
 
-    ``action`` returns either a sentence (a list edit: reported as info) or a report with
-    ``satisfied`` and ``text()`` (a solve: kept for the panel as ``keep_for``'s last result,
-    reported as info when satisfied, else as a warning). ``NothingToDoError`` becomes a
+    ``action`` returns either a sentence (a list edit: reported as info) or a solve's
+    ``FrameReport`` (kept for the panel as ``keep_for``'s last result, reported as info when
+    satisfied, else as a warning). ``NothingToDoError`` becomes a
     warning, any other ``ReachError`` (every ``RigError`` is one) an error; both return
     ``{'CANCELLED'}`` with nothing changed.
     """
@@ -83,8 +76,7 @@ def run(operator: bpy.types.Operator, action: Callable[[], object],
         return {"FINISHED"}
     if keep_for is not None:
         results.store(keep_for, outcome)
-    solve_report = cast(SolveReport, outcome)
-    operator.report({"INFO"} if solve_report.satisfied else {"WARNING"}, solve_report.text())
+    operator.report({"INFO"} if outcome.satisfied else {"WARNING"}, outcome.text())
     return {"FINISHED"}
 
 

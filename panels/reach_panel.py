@@ -9,7 +9,7 @@ import bpy
 from ..bridge import results
 from ..bridge.bake import BakeReport
 from ..bridge.report import FrameReport, residual_text
-from ..bridge.settings import bone_settings_of, settings_of
+from ..bridge.settings import armature_data, bone_settings_of, settings_of
 
 if TYPE_CHECKING:
     from ..operators.properties import ReachConstraint
@@ -29,7 +29,7 @@ def _active_armature(context: bpy.types.Context) -> bpy.types.Object:
 
 def _bones(obj: bpy.types.Object) -> bpy.types.ArmatureBones:
     """The bones of an armature object's data, typed."""
-    return cast("bpy.types.Armature", obj.data).bones
+    return armature_data(obj).bones
 
 
 class REACH_UL_constraints(bpy.types.UIList):
@@ -82,16 +82,16 @@ class REACH_PT_main(_ReachPanel):
         col.operator("reach.constraint_add", icon="ADD", text="")
         col.operator("reach.constraint_remove", icon="REMOVE", text="")
         col.separator()
-        col.operator("reach.constraint_move", icon="TRIA_UP", text="").direction = "UP"  # pyright: ignore[reportAttributeAccessIssue]
-        col.operator("reach.constraint_move", icon="TRIA_DOWN", text="").direction = "DOWN"  # pyright: ignore[reportAttributeAccessIssue]
+        col.operator("reach.constraint_move", icon="TRIA_UP", text="").direction = "UP"  # pyright: ignore[reportAttributeAccessIssue]  (Reach's operator property, unknown to the stubs)
+        col.operator("reach.constraint_move", icon="TRIA_DOWN", text="").direction = "DOWN"  # pyright: ignore[reportAttributeAccessIssue]  (Reach's operator property, unknown to the stubs)
         row = layout.row(align=True)
         row.operator("reach.pin", icon="PINNED")
         row.operator("reach.convert_ik", icon="CON_KINEMATIC")
         if 0 <= settings.active_index < len(settings.constraints):
             _draw_constraint(layout.box(), obj, settings.constraints[settings.active_index])
         row = layout.row(align=True)
-        row.operator("reach.solve", icon="PLAY").insert_keys = False  # pyright: ignore[reportAttributeAccessIssue]
-        row.operator("reach.solve", text="Solve & Key", icon="KEY_HLT").insert_keys = True  # pyright: ignore[reportAttributeAccessIssue]
+        row.operator("reach.solve", icon="PLAY").insert_keys = False  # pyright: ignore[reportAttributeAccessIssue]  (Reach's operator property, unknown to the stubs)
+        row.operator("reach.solve", text="Solve & Key", icon="KEY_HLT").insert_keys = True  # pyright: ignore[reportAttributeAccessIssue]  (Reach's operator property, unknown to the stubs)
         row = layout.row(align=True)
         row.operator("reach.bake", icon="RENDER_ANIMATION")
         row.operator("reach.clear_keys", icon="X")
@@ -187,7 +187,7 @@ class REACH_PT_result(_ReachPanel):
         elif isinstance(report, BakeReport):
             draw_bake_report(self.layout, report)
         else:
-            draw_report(self.layout, cast(FrameReport, report))
+            draw_report(self.layout, report)
 
 
 def _residual_row(col: bpy.types.UILayout, name: str, distance: float | None,
