@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from .. import solver
+from .report import residual_text
 from .rig import RigError
 
 Worst = dict[str, tuple[float | None, float | None, bool]]  # name -> (distance, angle, ok)
@@ -50,15 +51,6 @@ def fold(worst: Worst, residuals: Sequence[AnyResidual]) -> None:
         distance = r.distance if old[0] is None else max(old[0], r.distance or 0.0)
         angle = r.angle if old[1] is None else max(old[1], r.angle or 0.0)
         worst[r.name] = (distance, angle, old[2] and r.satisfied)
-
-
-def _residual(distance: float | None, angle: float | None) -> str:
-    parts = []
-    if distance is not None:
-        parts.append(f"{distance:.2e} units")
-    if angle is not None:
-        parts.append(f"{angle:.3f} deg")
-    return ", ".join(parts) or "-"
 
 
 @dataclass(frozen=True)
@@ -115,10 +107,10 @@ class BakeReport:
             state = "satisfied" if ok else "UNREACHED"
             model = self.modelled.get(name)
             if self.measured and not ok and model is not None and model[2]:
-                state += f" on playback; the solve reached it ({_residual(*model[:2])})"
+                state += f" on playback; the solve reached it ({residual_text(*model[:2])})"
                 if self.reasons.get(name):
                     state += f": {self.reasons[name]}"
-            lines.append(f"  {name}: {_residual(distance, angle)} ({state})")
+            lines.append(f"  {name}: {residual_text(distance, angle)} ({state})")
         return lines
 
     def _time_limit_lines(self) -> list[str]:
