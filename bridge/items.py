@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
+from .rig import bone_world_matrix
 from .rig_joints import RigError
 from .settings import armature_data, settings_of
 
@@ -134,3 +135,20 @@ def convert_builtin_ik(obj: bpy.types.Object) -> Conversion:
     if not converted:
         raise NothingToDoError("no built-in IK constraint to convert")
     return Conversion(tuple(converted), tuple(skipped))
+
+
+def empty_at_tail(
+    context: bpy.types.Context, obj: bpy.types.Object, bone: str, suffix: str
+) -> bpy.types.Object:
+    """A new plain-axes empty ``"<bone>.<suffix>"`` at the bone's evaluated tail, with the
+    bone's orientation, in the armature's first collection."""
+    context.view_layer.update()  # pose matrices of the current frame
+    matrix = bone_world_matrix(obj, bone, at_tail=True)  # (4, 4) world transform
+    empty = context.blend_data.objects.new(f"{bone}.{suffix}", None)
+    empty.empty_display_type = "PLAIN_AXES"
+    empty.empty_display_size = 0.3 * armature_data(obj).bones[bone].length
+    # Blender reads a nested sequence into a matrix property column by column.
+    empty.matrix_world = matrix.T.tolist()  # pyright: ignore[reportAttributeAccessIssue]  # the stubs want a mathutils.Matrix; any 4x4 sequence is accepted
+    collection = obj.users_collection
+    (collection[0] if collection else context.scene.collection).objects.link(empty)
+    return empty

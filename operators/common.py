@@ -7,14 +7,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import bpy
-import numpy as np
-from mathutils import Matrix
 
 from .. import solver
 from ..bridge import results
 from ..bridge.editable import why_not_editable
 from ..bridge.items import NothingToDoError
-from ..bridge.rig import bone_world_matrix
 from ..bridge.settings import armature_data as armature_data  # re-exported for the operators
 from ..bridge.settings import settings_of as settings_of  # re-exported for the operators
 
@@ -78,18 +75,3 @@ def run(operator: bpy.types.Operator, action: Callable[[], str | FrameReport],
         results.store(keep_for, outcome)
     operator.report({"INFO"} if outcome.satisfied else {"WARNING"}, outcome.text())
     return {"FINISHED"}
-
-
-def empty_at_tail(context: bpy.types.Context, obj: bpy.types.Object, bone: str,
-                  suffix: str) -> bpy.types.Object:  # fmt: skip
-    """A new plain-axes empty ``"<bone>.<suffix>"`` at the bone's evaluated tail, with the
-    bone's orientation, in the armature's first collection."""
-    context.view_layer.update()  # pose matrices of the current frame
-    matrix: np.ndarray = bone_world_matrix(obj, bone, at_tail=True)
-    empty = bpy.data.objects.new(f"{bone}.{suffix}", None)
-    empty.empty_display_type = "PLAIN_AXES"
-    empty.empty_display_size = 0.3 * armature_data(obj).bones[bone].length
-    empty.matrix_world = Matrix(matrix.tolist())  # rows; a nested list would be columns
-    collection = obj.users_collection
-    (collection[0] if collection else context.scene.collection).objects.link(empty)
-    return empty

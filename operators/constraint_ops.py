@@ -56,7 +56,7 @@ def _add(context: bpy.types.Context, bone_name: str, target_name: str, goal_type
     extra = ""
     if target is None:
         target, extra = (
-            common.empty_at_tail(context, obj, bone, "target"),
+            items.empty_at_tail(context, obj, bone, "target"),
             " (new empty at the bone's tail)",
         )
     name = f"{bone} {GOAL_LABELS[goal_type]}"
@@ -69,7 +69,7 @@ def _add(context: bpy.types.Context, bone_name: str, target_name: str, goal_type
 def _pin(context: bpy.types.Context, bone_name: str, orientation: bool) -> str:
     obj = common.active_armature(context)
     bone = _bone(context, obj, bone_name)
-    empty = common.empty_at_tail(context, obj, bone, "pin")
+    empty = items.empty_at_tail(context, obj, bone, "pin")
     goal_type = "POSITION_ORIENTATION" if orientation else "POSITION"
     items.append(common.settings_of(obj), f"{bone} Pin", bone, empty, goal_type)
     return f"pinned '{bone}' at its current pose ('{empty.name}')"

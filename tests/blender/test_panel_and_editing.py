@@ -142,6 +142,8 @@ def test_add_remove_move(clean_scene: bpy.types.Scene) -> None:
     assert new_empty is not None and new_empty.type == "EMPTY" and new_empty != target
     assert np.allclose(np.array(new_empty.matrix_world.translation), world_bone_tail(obj, "b1"),
                        atol=1e-6)  # fmt: skip
+    rotation = np.array(new_empty.matrix_world.to_3x3())  # the bone's orientation, too
+    assert np.allclose(rotation, world_bone_matrix(obj, "b1")[:3, :3], atol=1e-6)
     names = [c.name for c in items]
     run_op(bpy.ops.reach.constraint_move, direction="UP")
     assert [c.name for c in items] == names[::-1] and obj.reach_ik.active_index == 0
