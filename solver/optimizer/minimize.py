@@ -135,8 +135,10 @@ def minimize(
                 if value > beta:
                     beta_k, beta = k, value
         stationary = predicted <= kt_tolerance * (1.0 + e.f)
+        # How a run that cannot move from here ends: Step 2's test decides.
+        stuck = Status.KUHN_TUCKER if stationary and beta_k < 0 else Status.NO_PROGRESS
         if stalls > stall_limit:
-            status = Status.KUHN_TUCKER if stationary and beta_k < 0 else Status.NO_PROGRESS
+            status = stuck
             break
         if stationary and strategy.reseeds and not fresh:
             # Confirm with a fresh H: updates can leave H nearly singular in a
@@ -177,7 +179,7 @@ def minimize(
                 h, fresh = seeded(e), True
                 reseeds += 1
                 continue
-            status = Status.KUHN_TUCKER if stationary and beta_k < 0 else Status.NO_PROGRESS
+            status = stuck
             break
         free = inequality.copy()
         free[active.rows] = False
@@ -216,7 +218,7 @@ def minimize(
             # No decrease along a fresh direction: a Kuhn-Tucker point only if
             # Step 2's own test holds (a looser test called points with a large
             # projected gradient, but extreme curvature, Kuhn-Tucker points).
-            status = Status.KUHN_TUCKER if stationary and beta_k < 0 else Status.NO_PROGRESS
+            status = stuck
             break
         fresh = False
         sigma = y_new - y
