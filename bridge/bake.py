@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import solver
-from . import keys, rotations
+from . import busy, keys, rotations
 from .bake_report import BakeError, BakeReport, Worst, describe, fold
 from .diagnose import explain
 from .measure import measure
@@ -135,6 +135,7 @@ class BakeJob:
         if not (isinstance(time_limit, int | float) and time_limit > 0.0):  # NaN fails too
             raise BakeError(f"Reach bake: time_limit must be a positive number, not {time_limit!r}")
         self.obj = obj
+        busy.hold(obj)  # until cancel() or finish(): live posing leaves the armature alone
         self.scene = scene
         self.mode = mode
         self.depsgraph = depsgraph
@@ -245,7 +246,10 @@ class BakeJob:
         """Stop and put the scene back as it was (idempotent): nothing is written."""
         if not self.closed:
             self.closed = True
-            self.state.restore()
+            try:
+                self.state.restore()
+            finally:
+                busy.release(self.obj)
 
     def finish(self) -> BakeReport:
         """Restore the frame and the pose of unkeyed channels; return the report.
@@ -260,6 +264,7 @@ class BakeJob:
         except Exception as exc:
             self._fail(exc, " failed while restoring the frame", None)
         self.closed = True
+        busy.release(self.obj)
         return BakeReport(
             frames=tuple(self.frames),
             constraints=tuple(c.name for c in self.rig.constraints),

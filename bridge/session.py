@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import solver
-from . import bake, items, keys
+from . import bake, busy, items, keys
 from .bake import BakeReport
 from .correction import Corrector
 from .diagnose import explain
@@ -155,6 +155,10 @@ class RigSession:
             The report; ``satisfied`` only when every constraint is within tolerance on
             Blender's evaluated pose.
         """
+        with busy.holding(self.obj):  # live posing leaves the armature alone meanwhile
+            return self._solve_frame(insert_keys, frame)
+
+    def _solve_frame(self, insert_keys: bool, frame: float | None) -> FrameReport:
         rig = self.rig
         first = self._evaluate(self.solver.solve(rig.initial()))
         modelled = first.result.residuals

@@ -22,20 +22,24 @@ def register() -> None:
     """Register property groups, then operator classes."""
     import bpy
 
-    from . import properties, renames
+    from . import live_handlers, live_menu, properties, renames
 
     properties.register()
     for cls in _operator_classes():
         bpy.utils.register_class(cls)
     renames.register()
+    live_handlers.register()
+    live_menu.register()
 
 
 def unregister() -> None:
     """Unregister operator classes, then property groups."""
     import bpy
 
-    from . import properties, renames
+    from . import live_handlers, live_menu, properties, renames
 
+    live_menu.unregister()
+    live_handlers.unregister()
     renames.unregister()
     for cls in reversed(_operator_classes()):
         bpy.utils.unregister_class(cls)
