@@ -129,7 +129,7 @@ def test_armature_without_bones(clean_scene: bpy.types.Scene) -> None:
 def test_no_constraints(clean_scene: bpy.types.Scene) -> None:
     obj = make_chain()
     activate(obj)
-    with pytest.raises(RuntimeError, match="no enabled Reach constraints"):
+    with pytest.raises(RuntimeError, match="Add a Reach constraint first"):
         bpy.ops.reach.solve()
 
 
