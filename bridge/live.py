@@ -6,8 +6,9 @@ Two switches on the armature's Reach settings drive it:
     After every depsgraph update that touched one of the armature's inputs (the armature,
     a target object or armature, see :func:`.live_inputs.input_ids`) and changed them (the
     :func:`.live_inputs.fingerprint` differs from the one taken after the last solve), the
-    armature is solved warm from its current pose under a time budget (:data:`BUDGET`,
-    16 ms: a frame at 60 fps), the pose written and measured as a Solve does
+    armature is solved warm from its current pose under a time budget (the add-on passes
+    the preference, 16 ms by default: a frame at 60 fps; :data:`BUDGET` when none is
+    given), the pose written and measured as a Solve does
     (:meth:`.session.RigSession.solve_frame`, no keys). A solve that stops at the budget has
     written the best pose so far and is marked unfinished: :func:`resume_unfinished` (run
     from a timer by the add-on) and the next update continue from there. When the pose
@@ -47,7 +48,7 @@ from .settings import settings_of
 if TYPE_CHECKING:
     import bpy
 
-#: Wall-time budget of one live update's solve, seconds (a frame at 60 fps).
+#: Wall-time budget of one live update's solve when none is given, seconds (60 fps).
 BUDGET = 0.016
 #: A re-solve that moves no solved channel by more than this did not change the pose: no key.
 UNCHANGED = 1e-6

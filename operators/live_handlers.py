@@ -22,6 +22,7 @@ from bpy.app.handlers import persistent
 
 from ..bridge import busy, live
 from ..bridge.settings import settings_of
+from .preferences import live_time_budget
 
 _RENDERING: list[bool] = []  # not empty between render_init and render_complete / cancel
 
@@ -43,7 +44,9 @@ def live_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) -> None:
         return
     updated = {update.id.original.session_uid for update in depsgraph.updates}
     view_layer = depsgraph.view_layer
-    live.on_update(_objects(view_layer), updated, scene, view_layer, bpy.context.preferences.edit)
+    objects = _objects(view_layer)
+    edit = bpy.context.preferences.edit
+    live.on_update(objects, updated, scene, view_layer, edit, live_time_budget())
     _resume_later(view_layer)
 
 
@@ -63,7 +66,8 @@ def resume() -> float | None:
     if view_layer is None or scene is None or _rendering():
         return None
     objects = _objects(view_layer)
-    again = live.resume_unfinished(objects, scene, view_layer, context.preferences.edit)
+    edit = context.preferences.edit
+    again = live.resume_unfinished(objects, scene, view_layer, edit, live_time_budget())
     return 0.0 if again else None
 
 

@@ -8,6 +8,7 @@ import bpy
 
 from ..bridge import results
 from ..bridge.bake import BakeReport
+from ..bridge.diagnose import interfering
 from ..bridge.live import live_error
 from ..bridge.report import FrameReport, residual_text
 from ..bridge.settings import armature_data, bone_settings_of, settings_of
@@ -93,6 +94,7 @@ class REACH_PT_main(_ReachPanel):
         col.separator()
         col.operator("reach.constraint_move", icon="TRIA_UP", text="").direction = "UP"  # pyright: ignore[reportAttributeAccessIssue]  (Reach's operator property, unknown to the stubs)
         col.operator("reach.constraint_move", icon="TRIA_DOWN", text="").direction = "DOWN"  # pyright: ignore[reportAttributeAccessIssue]  (Reach's operator property, unknown to the stubs)
+        layout.prop(settings, "show_overlay")
         row = layout.row(align=True)
         row.operator("reach.pin", icon="PINNED")
         row.operator("reach.convert_ik", icon="CON_KINEMATIC")
@@ -137,6 +139,12 @@ def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: Reach
         box.prop_search(item, "chain_root", obj.data, "bones")
     elif item.chain_mode == "LENGTH":
         box.prop(item, "chain_length")
+    lines = interfering(obj, item.bone)
+    if lines:  # drawn from the rig itself: there whether or not a solve has run
+        col = box.column(align=True)
+        col.label(text="Not modelled (measured, then corrected):", icon="ERROR")
+        for line in lines:
+            col.label(text=line)
 
 
 class REACH_PT_settings(_ReachPanel):

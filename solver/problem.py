@@ -23,19 +23,20 @@ from .constraint import Constraint
 from .errors import InvalidInputError, UnknownNameError
 from .figure import Figure
 from .goals.base import Goal, Report
-from .kinematics import Frames, Kinematics, index_or_slice
+from .kinematics import Anchors, Frames, Kinematics, index_or_slice
 from .linear import LinearSystem, coordinate_system
 
 
 @dataclass
 class _Part:
-    """A point or direction fixed to a segment (effector part or carried goal part)."""
+    """A carried goal part: a point or direction fixed to a segment. Its local vector is the
+    goal's current one (read at every evaluation, so a retargeted goal is followed)."""
 
     segment: int  # -1 for a world-fixed goal part
-    local: np.ndarray  # (3,)
     is_point: bool
     joints: np.ndarray | slice  # active joints that move it (into the figure's joints)
     coupling: np.ndarray  # (moving joints, n) rows of the scaled coupling for those joints
+    anchors: Anchors | None = None  # those of its joints above a non-inheriting segment
 
 
 @dataclass
@@ -57,6 +58,7 @@ class _Term:
     joints: np.ndarray | slice  # active joints moving the effector segment
     coupling: np.ndarray  # (moving joints, n)
     slots: dict[str, int]  # column offset of each effector part in a block row
+    anchors: Anchors | None = None  # moving joints above a non-inheriting segment
     last_blocks: object = None  # the goal's last block list and its stacked form
     last_stacked: np.ndarray | None = None
 
@@ -237,11 +239,17 @@ class Problem:
         """Active joints on the path from the root to ``segment``."""
         return self.active_joints[self.kinematics.ancestors[segment, self.active_joints]]
 
-    def _part(self, segment: int, local: np.ndarray, is_point: bool) -> _Part:
+    def _part(self, segment: int, is_point: bool) -> _Part:
         if segment < 0:
-            return _Part(-1, local, is_point, np.zeros(0, int), np.zeros((0, self.n)))
+            return _Part(-1, is_point, np.zeros(0, int), np.zeros((0, self.n)))
         joints = self._moving_joints(segment)
-        return _Part(segment, local, is_point, index_or_slice(joints), self.coupling[joints])
+        return _Part(
+            segment,
+            is_point,
+            index_or_slice(joints),
+            self.coupling[joints],
+            self.kinematics.anchors(segment, joints),
+        )
 
     def _term(self, c: Constraint) -> _Term:
         seg = self.figure.segment_index(c.effector.segment)
@@ -253,8 +261,8 @@ class Problem:
             parts = {}
             if goal.carrier is not None:
                 carrier = self.figure.segment_index(goal.carrier)
-                for name, vec in goal.geometry().items():
-                    parts[f"goal.{name}"] = self._part(carrier, vec, name in goal.point_parts)
+                for name in goal.geometry():
+                    parts[f"goal.{name}"] = self._part(carrier, name in goal.point_parts)
             members.append(_Member(goal, parts))
         joints = self._moving_joints(seg)
         return _Term(
@@ -267,6 +275,7 @@ class Problem:
             joints=index_or_slice(joints),
             coupling=self.coupling[joints],
             slots={p: 3 * k for k, p in enumerate(names)},
+            anchors=self.kinematics.anchors(seg, joints),
         )
 
     def _variable_system(self) -> LinearSystem:
@@ -352,11 +361,12 @@ class Problem:
         e = self.evaluate(y)
         return e.f, e.g
 
-    def _world(self, part: _Part, frames: Frames) -> np.ndarray:
+    def _world(self, part: _Part, local: np.ndarray, frames: Frames) -> np.ndarray:
+        """World vector (3,) of a carried part whose segment-local vector is ``local``."""
         rot = frames.rotations[part.segment]
         if part.is_point:
-            return frames.origins[part.segment] + rot @ part.local
-        return rot @ part.local
+            return frames.origins[part.segment] + rot @ local
+        return rot @ local
 
     def _effector(self, term: _Term, frames: Frames) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """World effector parts (k, 3) and the same keyed by part name."""
@@ -371,7 +381,7 @@ class Problem:
         for member in term.members:
             geometry = member.goal.geometry()
             for key, part in member.parts.items():
-                geometry[key[5:]] = self._world(part, frames)
+                geometry[key[5:]] = self._world(part, geometry[key[5:]], frames)
             res, blocks = member.goal.residual(effector, geometry)
             if len(term.members) == 1:
                 best = (0.0, member, geometry, res, blocks)
@@ -381,14 +391,16 @@ class Problem:
                 best = (size, member, geometry, res, blocks)
         assert best is not None
         _, member, geometry, res, blocks = best
-        columns = Kinematics.columns(frames, world, term.has_point, term.joints, term.coupling)
+        columns = Kinematics.columns(
+            frames, world, term.has_point, term.joints, term.coupling, term.anchors
+        )
         jac = term.stacked_blocks(blocks, len(res)) @ columns.reshape(3 * len(world), self.n)
         for key, block in blocks:
             part = member.parts.get(key)
             if part is not None and part.coupling.shape[0]:
                 vector = geometry[key[5:]]
                 cols = Kinematics.columns(
-                    frames, vector[None], part.is_point, part.joints, part.coupling
+                    frames, vector[None], part.is_point, part.joints, part.coupling, part.anchors
                 )
                 jac = jac + block @ cols[0]
         return TermValue(term.constraint.weight, res, jac, member.goal, effector, geometry)
@@ -401,6 +413,6 @@ class Problem:
             for member in term.members:
                 geometry = member.goal.geometry()
                 for key, part in member.parts.items():
-                    geometry[key[5:]] = self._world(part, frames)
+                    geometry[key[5:]] = self._world(part, geometry[key[5:]], frames)
                 label = f"constraint {term.constraint.name!r}"
                 member.goal.check_geometry(effector, geometry, label)

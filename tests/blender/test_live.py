@@ -6,8 +6,6 @@ bone, let Blender update the view layer, and read the evaluated pose.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterator
 from types import ModuleType
 
 import bpy
@@ -15,71 +13,35 @@ import numpy as np
 import pytest
 
 from tests.blender.conftest import run_op, select_pose_bones, world_bone_tail
-from tests.blender.reach_scenes import activate, add_constraint, add_empty, keys_of, make_chain
-
-TOLERANCE = 1e-4  # scene units: the default tolerance is 1e-5, float32 evaluation on top
-
-
-def _live(extension: ModuleType) -> ModuleType:
-    return importlib.import_module(f"{extension.__name__}.bridge.live")
-
-
-def _finish(live: ModuleType, obj: bpy.types.Object) -> None:
-    """What the add-on's timer does while a live solve is unfinished (no timers run here)."""
-    context = bpy.context
-    for _ in range(50):
-        if not live.state_of(obj).unfinished:
-            return
-        live.resume_unfinished([obj], context.scene, context.view_layer, None)
-    raise AssertionError("the live solve did not finish in 50 resumes")
-
-
-def _miss(obj: bpy.types.Object, target: bpy.types.Object) -> float:
-    return float(np.linalg.norm(world_bone_tail(obj, "b2") - np.array(target.matrix_world)[:3, 3]))
-
-
-@pytest.fixture(autouse=True)
-def room_to_solve(extension: ModuleType) -> Iterator[None]:
-    """A 1 s budget: every live update finishes its solve, whatever the machine's load (the
-    16 ms budget is tested with the iteration limit, which does not depend on the clock)."""
-    live = _live(extension)
-    budget = live.BUDGET
-    live.BUDGET = 1.0
-    yield
-    live.BUDGET = budget
-
-
-def _live_chain(extension: ModuleType) -> tuple[bpy.types.Object, bpy.types.Object, ModuleType]:
-    """A 3-bone chain with a position goal on b2's tail, Live switched on and solved."""
-    obj = make_chain()
-    target = add_empty("T", (1.2, 0.3, 1.8))
-    add_constraint(obj, "b2", target, "POSITION")
-    live = _live(extension)
-    obj.reach_ik.live = True
-    bpy.context.view_layer.update()
-    _finish(live, obj)
-    return obj, target, live
+from tests.blender.live_support import (  # noqa: F401  (room_to_solve: an autouse fixture)
+    TOLERANCE,
+    finish,
+    live_chain,
+    miss,
+    room_to_solve,
+)
+from tests.blender.reach_scenes import activate, add_empty, keys_of
 
 
 def test_moving_a_target_reposes_the_rig(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
-    obj, target, live = _live_chain(extension)
-    assert _miss(obj, target) < TOLERANCE
+    obj, target, live = live_chain(extension)
+    assert miss(obj, target) < TOLERANCE
     for location in ((0.5, 1.0, 2.0), (-1.0, 0.2, 2.2), (0.0, -1.5, 1.0)):
         solves = live.state_of(obj).solves
         target.location = location
         bpy.context.view_layer.update()
-        _finish(live, obj)
+        finish(extension, obj)
         assert live.state_of(obj).solves > solves
-        assert _miss(obj, target) < TOLERANCE, location
+        assert miss(obj, target) < TOLERANCE, location
     assert not live.state_of(obj).error
 
 
 def test_one_solve_per_update_and_none_without_a_change(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
-    obj, target, live = _live_chain(extension)
+    obj, target, live = live_chain(extension)
     state = live.state_of(obj)
     solves = state.solves
     target.location = (0.5, 1.0, 1.2)
@@ -96,7 +58,7 @@ def test_one_solve_per_update_and_none_without_a_change(
     assert state.solves == solves + 1
     obj.pose.bones["b0"].rotation_quaternion = (0.9, 0.3, 0.0, 0.0)  # a bone moved by hand
     bpy.context.view_layer.update()
-    assert state.solves == solves + 2 and _miss(obj, target) < TOLERANCE
+    assert state.solves == solves + 2 and miss(obj, target) < TOLERANCE
     obj.reach_ik.constraints[0].effector = "HEAD"  # a Reach setting edited
     obj.update_tag()  # what a panel edit does (from Python, only properties with an update)
     bpy.context.view_layer.update()
@@ -108,7 +70,7 @@ def test_one_solve_per_update_and_none_without_a_change(
 def test_an_error_is_reported_once_and_switches_live_off(
     clean_scene: bpy.types.Scene, extension: ModuleType, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    obj, target, live = _live_chain(extension)
+    obj, target, live = live_chain(extension)
     state = live.state_of(obj)
     solves = state.solves
     obj.reach_ik.constraints[0].bone = "no such bone"
@@ -126,20 +88,20 @@ def test_an_error_is_reported_once_and_switches_live_off(
 def test_a_solve_stopped_early_writes_the_best_pose_and_continues(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
-    obj, target, live = _live_chain(extension)
+    obj, target, live = live_chain(extension)
     state = live.state_of(obj)
     obj.reach_ik.max_iterations = 1  # every solve stops after one iteration, on any machine
     tail = world_bone_tail(obj, "b2")  # on the target
     target.location = (-1.0, 1.2, 1.5)
     before = float(np.linalg.norm(tail - np.array(target.location)))
     bpy.context.view_layer.update()
-    misses = [_miss(obj, target)]
+    misses = [miss(obj, target)]
     assert state.unfinished and TOLERANCE < misses[0] < before  # the best pose so far
     for _ in range(60):
         if not state.unfinished:
             break
         live.resume_unfinished([obj], bpy.context.scene, bpy.context.view_layer, None)
-        misses.append(_miss(obj, target))
+        misses.append(miss(obj, target))
     assert not state.unfinished and misses[-1] < TOLERANCE, misses
     assert len(misses) > 2
 
@@ -147,33 +109,39 @@ def test_a_solve_stopped_early_writes_the_best_pose_and_continues(
 def test_a_budget_too_short_to_move_grows_then_waits_for_the_next_edit(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
-    obj, target, live = _live_chain(extension)
+    obj, target, live = live_chain(extension)
     state = live.state_of(obj)
-    live.BUDGET = 1e-12  # the deadline has passed before the first step, even at 64 times
+    context = bpy.context
+    scene, view_layer = context.scene, context.view_layer
+    tiny = 1e-12  # the deadline has passed before the first step, even at 64 times
     solves = state.solves
     target.location = (-1.0, 1.2, 1.5)
-    bpy.context.view_layer.update()
-    assert state.solves == solves + 1 and state.unfinished and state.budget_scale == 2
-    _finish(live, obj)
-    assert state.solves == solves + 7  # budgets 1, 2, 4, ... 64 times: then it gives up
-    assert _miss(obj, target) > TOLERANCE and state.budget_scale == 1
-    live.BUDGET = 1.0
+    view_layer.update()  # the add-on's handler: a 1 s budget (the fixture), solved
+    assert state.solves == solves + 1 and miss(obj, target) < TOLERANCE
     target.location = (-1.0, 1.2, 1.6)
-    bpy.context.view_layer.update()
-    _finish(live, obj)
-    assert _miss(obj, target) < TOLERANCE
+    target.matrix_world.translation = target.location  # moved, without an update
+    live.solve_now(obj, scene, view_layer, None, live.LIVE, tiny)
+    assert state.solves == solves + 2 and state.unfinished and state.budget_scale == 2
+    while state.unfinished:
+        live.resume_unfinished([obj], scene, view_layer, None, tiny)
+    assert state.solves == solves + 8  # budgets 1, 2, 4, ... 64 times: then it gives up
+    assert miss(obj, target) > TOLERANCE and state.budget_scale == 1
+    target.location = (-1.0, 1.2, 1.7)
+    view_layer.update()
+    finish(extension, obj)
+    assert miss(obj, target) < TOLERANCE
 
 
 def test_solve_and_bake_with_live_on_run_no_live_solve(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
-    obj, target, live = _live_chain(extension)
+    obj, target, live = live_chain(extension)
     state = live.state_of(obj)
     target.keyframe_insert("location", frame=1)
     target.location = (0.0, 1.0, 2.0)
     target.keyframe_insert("location", frame=3)
     bpy.context.scene.frame_set(1)
-    _finish(live, obj)
+    finish(extension, obj)
     solves = state.solves
     activate(obj)
     run_op(bpy.ops.reach.solve)

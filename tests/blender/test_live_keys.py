@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import subprocess
 import sys
@@ -16,10 +15,12 @@ import numpy as np
 import pytest
 
 from tests.blender.conftest import run_op, select_pose_bones, world_bone_tail
+from tests.blender.live_support import (  # noqa: F401  (room_to_solve: an autouse fixture)
+    live_chain,
+    room_to_solve,
+)
 from tests.blender.reach_scenes import (
     activate,
-    add_constraint,
-    add_empty,
     channel_set,
     fcurves,
     make_chain,
@@ -27,21 +28,6 @@ from tests.blender.reach_scenes import (
 )
 
 ROTATION = 'pose.bones["{}"].rotation_quaternion'
-
-
-def _live(extension: ModuleType) -> ModuleType:
-    return importlib.import_module(f"{extension.__name__}.bridge.live")
-
-
-def _live_chain(extension: ModuleType) -> tuple[bpy.types.Object, bpy.types.Object, ModuleType]:
-    obj = make_chain()
-    target = add_empty("T", (1.2, 0.3, 1.8))
-    add_constraint(obj, "b2", target, "POSITION")
-    live = _live(extension)
-    live.BUDGET = 1.0  # each update finishes its solve, whatever the machine's load
-    obj.reach_ik.live = True
-    bpy.context.view_layer.update()
-    return obj, target, live
 
 
 @pytest.fixture
@@ -52,14 +38,6 @@ def keying() -> Iterator[bpy.types.ToolSettings]:
     yield bpy.context.scene.tool_settings
     edit.use_keyframe_insert_available, edit.use_auto_keyframe_insert_needed = saved
     bpy.context.scene.tool_settings.use_keyframe_insert_auto = False
-
-
-@pytest.fixture(autouse=True)
-def default_budget(extension: ModuleType) -> Iterator[None]:
-    live = _live(extension)
-    budget = live.BUDGET
-    yield
-    live.BUDGET = budget
 
 
 def _keys(
@@ -80,7 +58,7 @@ def _auto_keyed_move(
     extension: ModuleType, keying: bpy.types.ToolSettings, **tool_settings: str
 ) -> tuple[bpy.types.Object, bpy.types.Object, ModuleType]:
     """A live chain; auto keying on with ``tool_settings``; its target moved once."""
-    obj, target, live = _live_chain(extension)
+    obj, target, live = live_chain(extension)
     keying.use_keyframe_insert_auto = True
     for name, value in tool_settings.items():
         setattr(keying, name, value)
@@ -92,7 +70,7 @@ def _auto_keyed_move(
 def test_auto_keying_off_writes_no_key(
     clean_scene: bpy.types.Scene, extension: ModuleType, keying: bpy.types.ToolSettings
 ) -> None:
-    obj, target, live = _live_chain(extension)
+    obj, target, live = live_chain(extension)
     keying.use_keyframe_insert_auto = False
     target.location = (0.5, 1.0, 2.0)
     bpy.context.view_layer.update()
@@ -158,7 +136,7 @@ def test_auto_keying_replace_and_only_available_modes(
 def test_undo_and_redo_restore_without_a_new_solve(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
-    obj, target, live = _live_chain(extension)
+    obj, target, live = live_chain(extension)
     run_op(bpy.ops.ed.undo_push, message="solved")
     first = pose_of(obj)
     target.location = (0.5, 1.0, 2.0)
@@ -184,7 +162,7 @@ def test_undo_and_redo_restore_without_a_new_solve(
 def test_live_is_restored_after_save_and_reload(
     clean_scene: bpy.types.Scene, extension: ModuleType, tmp_path: Path
 ) -> None:
-    obj, target, live = _live_chain(extension)
+    obj, target, live = live_chain(extension)
     path = str(tmp_path / "live.blend")
     run_op(bpy.ops.wm.save_as_mainfile, filepath=path)
     run_op(bpy.ops.wm.open_mainfile, filepath=path)
