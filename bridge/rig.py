@@ -38,6 +38,8 @@ import numpy as np
 
 from .. import solver
 from . import rotations
+from .object_frame import object_scale
+from .rig_freedom import check_chains_move
 from .rig_goals import ConstraintSpec, GoalBinding, build_constraints, model_mirror
 from .rig_joints import (
     RigError,
@@ -236,19 +238,6 @@ def _object_frame(obj: bpy.types.Object, scale: float) -> tuple[np.ndarray, np.n
     return m[:3, 3], rotations.orthonormalize(m[:3, :3] / scale)
 
 
-def object_scale(obj: bpy.types.Object) -> float:
-    """Uniform world scale of an armature object; RigError if degenerate or non-uniform."""
-    m = np.array(obj.matrix_world, dtype=float)
-    if not np.all(np.isfinite(m)):
-        raise RigError(f"Armature '{obj.name}' has a non-finite transform")
-    scales = np.linalg.norm(m[:3, :3], axis=0)
-    if scales.min() <= EPS_LENGTH:
-        raise RigError(f"Armature '{obj.name}' has zero scale")
-    if scales.max() - scales.min() > 1e-5 * scales.max():
-        raise RigError(f"Armature '{obj.name}' has a non-uniform scale; apply it first")
-    return float(scales.mean())
-
-
 def build_rig(
     obj: bpy.types.Object | None, settings: ReachSettings, only_selected: bool = False
 ) -> Rig:
@@ -315,6 +304,7 @@ def build_rig(
                 fig, obj.pose.bones[name], plan.chain_bones[name], scale,
                 settings.use_root_translation, notes,
             )  # fmt: skip
+    check_chains_move(obj, fig, plan.specs, solved, RigError)
     rig = Rig(obj, fig, [], plan.bindings, order, solved, scale, {}, {}, offsets, notes)
     rig.specs = plan.specs
     rig.read_pose(solved_too=True)

@@ -19,24 +19,32 @@ def _operator_classes() -> list[type]:
 
 
 def register() -> None:
-    """Register property groups, then operator classes."""
+    """Register property groups, preferences, operator classes, the Pose menu and keys."""
     import bpy
 
-    from . import properties, renames
+    from . import keymap, menu, preferences, properties, renames
 
     properties.register()
+    for cls in preferences.classes:
+        bpy.utils.register_class(cls)
     for cls in _operator_classes():
         bpy.utils.register_class(cls)
+    menu.register()
+    keymap.register()
     renames.register()
 
 
 def unregister() -> None:
-    """Unregister operator classes, then property groups."""
+    """Remove everything :func:`register` added, in reverse order."""
     import bpy
 
-    from . import properties, renames
+    from . import keymap, menu, preferences, properties, renames
 
     renames.unregister()
+    keymap.unregister()
+    menu.unregister()
     for cls in reversed(_operator_classes()):
+        bpy.utils.unregister_class(cls)
+    for cls in reversed(preferences.classes):
         bpy.utils.unregister_class(cls)
     properties.unregister()

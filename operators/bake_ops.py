@@ -62,7 +62,7 @@ class REACH_OT_bake(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        return common.poll_editable(cls, context)
+        return common.poll_constraints(cls, context)
 
     def _frames(self, scene: bpy.types.Scene) -> list[int]:
         start, end = (
@@ -181,7 +181,7 @@ class REACH_OT_clear_keys(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        return common.poll_editable(cls, context)
+        return common.poll_constraints(cls, context)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         obj = common.active_armature(context)

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from ..bridge.report import FrameReport
 
 
+#: Poll messages (Blender shows them in the tooltip of a greyed-out button or menu entry).
+NO_ARMATURE = "Select an armature (active object) to use Reach"
+NO_CONSTRAINTS = "Add a Reach constraint first (Reach panel › +, or Pose › Reach › Add Constraint)"
+
+
 def armature_of(context: bpy.types.Context) -> bpy.types.Object | None:
     """The active object when it is an armature, else None."""
     obj = context.active_object
@@ -42,10 +47,22 @@ def poll_editable(operator: type[bpy.types.Operator], context: bpy.types.Context
     """
     obj = armature_of(context)
     if obj is None:
+        operator.poll_message_set(NO_ARMATURE)
         return False
     reason = why_not_editable(obj)
     if reason is not None:
         operator.poll_message_set(reason)
+        return False
+    return True
+
+
+def poll_constraints(operator: type[bpy.types.Operator], context: bpy.types.Context) -> bool:
+    """Poll of the operators that need constraints (solve, bake, clear, remove, move):
+    :func:`poll_editable`, and the armature has at least one Reach constraint."""
+    if not poll_editable(operator, context):
+        return False
+    if not settings_of(active_armature(context)).constraints:
+        operator.poll_message_set(NO_CONSTRAINTS)
         return False
     return True
 

@@ -13,7 +13,7 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 from ..bridge import items
 from ..bridge.rig import RigError
 from ..bridge.session import RigSession
-from . import common
+from . import common, preferences
 from .properties import GOAL_TYPES
 
 GOAL_LABELS = {key: label for key, label, _description in GOAL_TYPES}
@@ -60,9 +60,9 @@ def _add(context: bpy.types.Context, bone_name: str, target_name: str, goal_type
             " (new empty at the bone's tail)",
         )
     name = f"{bone} {GOAL_LABELS[goal_type]}"
-    item = cast(
-        "ReachConstraint", items.append(common.settings_of(obj), name, bone, target, goal_type)
-    )
+    settings = common.settings_of(obj)
+    item = cast("ReachConstraint", items.append(settings, name, bone, target, goal_type))
+    preferences.apply_defaults(settings)
     return f"added '{item.name}' -> '{target.name}'{extra}"
 
 
@@ -71,8 +71,16 @@ def _pin(context: bpy.types.Context, bone_name: str, orientation: bool) -> str:
     bone = _bone(context, obj, bone_name)
     empty = items.empty_at_tail(context, obj, bone, "pin")
     goal_type = "POSITION_ORIENTATION" if orientation else "POSITION"
-    items.append(common.settings_of(obj), f"{bone} Pin", bone, empty, goal_type)
+    settings = common.settings_of(obj)
+    items.append(settings, f"{bone} Pin", bone, empty, goal_type)
+    preferences.apply_defaults(settings)
     return f"pinned '{bone}' at its current pose ('{empty.name}')"
+
+
+def _convert(obj: bpy.types.Object) -> str:
+    text = RigSession.convert_builtin_ik(obj).text()
+    preferences.apply_defaults(common.settings_of(obj))
+    return text
 
 
 class _ArmatureOperator(bpy.types.Operator):
@@ -97,7 +105,13 @@ class REACH_OT_constraint_add(_ArmatureOperator):
         return common.run(self, lambda: _add(context, self.bone, self.target, self.goal_type))
 
 
-class REACH_OT_constraint_remove(_ArmatureOperator):
+class _ConstraintListOperator(_ArmatureOperator):
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return common.poll_constraints(cls, context)
+
+
+class REACH_OT_constraint_remove(_ConstraintListOperator):
     """Remove the active Reach constraint"""
 
     bl_idname = "reach.constraint_remove"
@@ -108,7 +122,7 @@ class REACH_OT_constraint_remove(_ArmatureOperator):
         return common.run(self, lambda: items.remove_active(settings))
 
 
-class REACH_OT_constraint_move(_ArmatureOperator):
+class REACH_OT_constraint_move(_ConstraintListOperator):
     """Move the active Reach constraint up or down the list"""
 
     bl_idname = "reach.constraint_move"
@@ -142,7 +156,7 @@ class REACH_OT_convert_ik(_ArmatureOperator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         obj = common.active_armature(context)
-        return common.run(self, lambda: RigSession.convert_builtin_ik(obj).text())
+        return common.run(self, lambda: _convert(obj))
 
 
 classes = (

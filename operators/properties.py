@@ -8,7 +8,7 @@ library override of a linked character and keep the work when the file is saved.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import bpy
 from bpy.props import (
@@ -53,6 +53,14 @@ GOAL_TYPES = (
         "Keep the end-effector on the side of the target's plane its axis points to",
     ),
 )
+HESSIANS = (
+    (
+        "gauss-newton-hybrid",
+        "Gauss-Newton Hybrid",
+        "Re-seed from damped Gauss-Newton after good steps (default: fewer iterations)",
+    ),
+    ("bfgs", "BFGS (Paper)", "The paper's Appendix as written: identity start, BFGS/DFP"),
+)
 AXES = (("X", "X", "Local X axis"), ("Y", "Y", "Local Y axis"), ("Z", "Z", "Local Z axis"))
 SIGNED_AXES = (
     *AXES,
@@ -60,6 +68,24 @@ SIGNED_AXES = (
     ("-Y", "-Y", "Negative local Y axis"),
     ("-Z", "-Z", "Negative local Z axis"),
 )
+
+
+def tolerance_property(name: str = "Tolerance", **options: Any) -> Any:
+    """The distance tolerance setting (scene units); ``options`` as for ``FloatProperty``."""
+    return FloatProperty(
+        name=name,
+        description="Distance (scene units) at which a position goal counts as reached",
+        default=1e-5, min=1e-9, precision=6, **options,
+    )  # fmt: skip
+
+
+def angle_tolerance_property(name: str = "Angle Tolerance", **options: Any) -> Any:
+    """The angle tolerance setting (degrees); ``options`` as for ``FloatProperty``."""
+    return FloatProperty(
+        name=name,
+        description="Angle (degrees) at which an orientation goal counts as reached",
+        default=0.01, min=1e-6, precision=4, **options,
+    )  # fmt: skip
 
 
 class ReachBoneSettings(bpy.types.PropertyGroup):
@@ -208,22 +234,8 @@ class ReachSettings(bpy.types.PropertyGroup):
 
     constraints: CollectionProperty(override=OVERRIDABLE_LIST, type=ReachConstraint)
     active_index: IntProperty(override=OVERRIDABLE, name="Active Constraint", default=0)
-    tolerance: FloatProperty(
-        override=OVERRIDABLE,
-        name="Tolerance",
-        description="Distance (scene units) at which a position goal counts as reached",
-        default=1e-5,
-        min=1e-9,
-        precision=6,
-    )
-    angle_tolerance: FloatProperty(
-        override=OVERRIDABLE,
-        name="Angle Tolerance",
-        description="Angle (degrees) at which an orientation goal counts as reached",
-        default=0.01,
-        min=1e-6,
-        precision=4,
-    )
+    tolerance: tolerance_property(override=OVERRIDABLE)
+    angle_tolerance: angle_tolerance_property(override=OVERRIDABLE)
     max_iterations: IntProperty(
         override=OVERRIDABLE, name="Iteration Limit", default=200, min=1, soft_max=5000
     )
@@ -231,14 +243,7 @@ class ReachSettings(bpy.types.PropertyGroup):
         override=OVERRIDABLE,
         name="Hessian",
         description="How the optimiser builds its inverse Hessian",
-        items=(
-            (
-                "gauss-newton-hybrid",
-                "Gauss-Newton Hybrid",
-                "Re-seed from damped Gauss-Newton after good steps (default: fewer iterations)",
-            ),
-            ("bfgs", "BFGS (Paper)", "The paper's Appendix as written: identity start, BFGS/DFP"),
-        ),
+        items=HESSIANS,
         default="gauss-newton-hybrid",
     )
     use_root_translation: BoolProperty(
@@ -246,6 +251,13 @@ class ReachSettings(bpy.types.PropertyGroup):
         name="Root Translation",
         description="Let root bones move (three prismatic DOFs each, written as location)",
         default=False,
+    )
+    show_overlay: BoolProperty(
+        override=OVERRIDABLE,
+        name="Show Goals",
+        description="Draw the constraints in the 3D View: effector to target lines, goal shapes "
+        "(green: reached at the last solve, red: missed)",
+        default=True,
     )
     # Results of the last solve, shown by the panel.
     has_result: BoolProperty(override=OVERRIDABLE, default=False)

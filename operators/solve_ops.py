@@ -29,7 +29,7 @@ class REACH_OT_solve(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        return common.poll_editable(cls, context)
+        return common.poll_constraints(cls, context)
 
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         obj = common.active_armature(context)

@@ -84,6 +84,7 @@ class REACH_PT_main(_ReachPanel):
         col.separator()
         col.operator("reach.constraint_move", icon="TRIA_UP", text="").direction = "UP"  # pyright: ignore[reportAttributeAccessIssue]  (Reach's operator property, unknown to the stubs)
         col.operator("reach.constraint_move", icon="TRIA_DOWN", text="").direction = "DOWN"  # pyright: ignore[reportAttributeAccessIssue]  (Reach's operator property, unknown to the stubs)
+        layout.prop(settings, "show_overlay")
         row = layout.row(align=True)
         row.operator("reach.pin", icon="PINNED")
         row.operator("reach.convert_ik", icon="CON_KINEMATIC")
