@@ -13,7 +13,9 @@ What invalidates a session (the key, compared exactly except where a rounding is
   scale / shear / mirroring part of its world matrix (``M^T M`` and the sign of ``det M``;
   rotation and translation are re-read every solve);
 * every Reach setting and constraint item (any RNA property, generically, so a new setting
-  invalidates without being listed here; targets by address), and ``only_selected``;
+  invalidates without being listed here; targets by address), and ``only_selected``; each
+  target's parents, parent types, parent bones and constraints (mute, influence), which
+  decide whether a bone carries it (:mod:`.carried`);
 * every bone's name and parent, and every number, flag and array of every bone and pose bone
   (rest matrices, lengths, connect / inherit flags, IK locks, limits, stiffness, stretch,
   rotation locks, pose scale to 1e-6 ...) except the pose channels a solve reads anyway, the
@@ -165,6 +167,19 @@ def _rna_values(struct: Any) -> tuple:
     return tuple(out)
 
 
+def _parentage(target: bpy.types.Object | None) -> tuple:
+    """How a target hangs in the scene, up to its root: what decides whether a bone of the
+    armature carries it (:func:`.carried.find_carry`)."""
+    out = []
+    while target is not None:
+        out.append((
+            target.as_pointer(), target.parent_type, target.parent_bone,
+            tuple((c.mute, c.influence) for c in target.constraints),
+        ))  # fmt: skip
+        target = target.parent
+    return tuple(out)
+
+
 def _object_key(obj: bpy.types.Object, settings: ReachSettings, only_selected: bool) -> tuple:
     """The armature object and its Reach settings (see the module docstring)."""
     m = np.array(obj.matrix_world, dtype=float)[:3, :3]
@@ -173,7 +188,7 @@ def _object_key(obj: bpy.types.Object, settings: ReachSettings, only_selected: b
     return (
         obj.as_pointer(), obj.session_uid, obj.type, obj.mode, data.as_pointer(),
         tuple((m.T @ m).round(12).ravel()), bool(np.linalg.det(m) < 0.0), only_selected,
-        _rna_values(settings),
+        _rna_values(settings), tuple(_parentage(item.target) for item in settings.constraints),
         tuple(b.name for b in bones), tuple(b.parent.name if b.parent else "" for b in bones),
     )  # fmt: skip
 

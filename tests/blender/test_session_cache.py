@@ -173,9 +173,33 @@ EDITS: dict[str, Callable[[bpy.types.Object], None]] = {
     "constraint added": _second_constraint,
 }
 
+
+def _target_parented(obj: bpy.types.Object) -> None:
+    target = bpy.data.objects["T"]
+    world = target.matrix_world.copy()
+    target.parent, target.parent_type, target.parent_bone = obj, "BONE", "b1"
+    bpy.context.view_layer.update()
+    target.matrix_world = world
+
+
+def _target_constraint(obj: bpy.types.Object) -> None:
+    bpy.data.objects["T"].constraints[-1].mute = True
+
+
+EDITS["target parented to a solved bone"] = _target_parented
+EDITS["target constraint muted"] = _target_constraint
+
+
+def _carried_target_with_constraint(obj: bpy.types.Object) -> None:
+    """A target on a solved bone, not carried while a (harmless) constraint is enabled."""
+    _target_parented(obj)
+    bpy.data.objects["T"].constraints.new("COPY_SCALE").target = add_empty("S", (0, 0, 0))
+
+
 #: What an edit needs in place before the session is kept.
 PREPARE: dict[str, Callable[[bpy.types.Object], None]] = {
     "Limit Rotation edited": _limit_rotation,
+    "target constraint muted": _carried_target_with_constraint,
 }
 
 
