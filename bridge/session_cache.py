@@ -23,8 +23,8 @@ What invalidates a session (the key, compared exactly except where a rounding is
   (:data:`NOT_READ_BY_BUILD`); the rotation mode and inherit-scale mode of every figure bone;
 * every RNA property of every bone constraint of the figure bones, and their Reach bone
   settings;
-* an axis the build pinned at the pose's current angle (an IK-locked or Euler-locked axis of a
-  bone with limits, see :func:`.rig_joints.add_solved_bone`) that has turned by more than
+* an axis the build pinned at the pose's current angle (an IK-locked or Euler-locked axis of an
+  Euler-parametrised bone, see :func:`.rig_joints.add_solved_bone`) that has turned by more than
   :data:`PIN_SLACK` since (checked on the refreshed pose).
 
 ``bpy`` is used only through the objects passed in.
@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import rotations
 from .session import RigSession
 from .settings import armature_data, bone_settings_of
 
@@ -212,14 +213,15 @@ def _bone_key(obj: bpy.types.Object, session: RigSession) -> bytes:
 
 def pinned_joints(session: RigSession) -> list[tuple[int, float]]:
     """(coordinate index, value) of every rotation joint of an Euler-parametrised bone that
-    the build fixed (lower == upper): an IK-locked or Euler-locked axis is pinned at the
-    angle the pose had when the session was built (see :func:`.rig_joints.add_solved_bone`)."""
+    the build fixed (lower == upper): an IK-locked or Euler-locked axis of such a bone is
+    pinned at the angle the pose had when the session was built (see
+    :func:`.rig_joints.add_solved_bone`)."""
     figure = session.rig.figure
     joints = {j.name: j for j in figure.joints}
     names = figure.coordinate_names
     out = []
     for info in session.rig.solved.values():
-        if info.param == "LOCAL":
+        if info.param not in rotations.EULER_ORDERS:
             continue
         for _axis, joint in info.rotation_joints:
             j = joints[joint]

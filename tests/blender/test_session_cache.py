@@ -229,13 +229,12 @@ def test_an_edit_the_build_reads_makes_a_new_session(
 def test_a_pinned_axis_turned_by_hand_makes_a_new_session(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
-    """An IK-locked axis of a bone with limits is pinned at the pose's angle when the rig is
-    built; turning that axis by hand must not leave the old angle pinned."""
+    """A locked Euler channel is pinned at the pose's angle when the rig is built; turning
+    that channel by hand must not leave the old angle pinned."""
     obj, _target = _chain_scene()
     pb = obj.pose.bones["b1"]
     pb.rotation_mode = "XYZ"
-    pb.use_ik_limit_x, pb.ik_min_x, pb.ik_max_x = True, -1.0, 1.0
-    pb.lock_ik_z = True
+    pb.lock_rotation[2] = True
     kept = _session(extension, obj)
     kept.solve_frame()
     assert _session(extension, obj) is kept  # solving leaves the pinned axis where it was
