@@ -42,7 +42,7 @@ from .editable import why_not_editable
 from .live_inputs import Fingerprint, fingerprint, input_ids
 from .report import STATUS_STOPPED, FrameReport
 from .rig_joints import rotation_values
-from .session import RigSession
+from .session_cache import session_for
 from .settings import settings_of
 
 if TYPE_CHECKING:
@@ -155,12 +155,16 @@ def solve_now(
     clock = time.perf_counter()
     _SOLVING.append(True)
     try:
-        session = RigSession(obj, settings, scene, view_layer)
+        session = session_for(obj, settings, scene, view_layer)  # kept between updates
         limit = BUDGET if budget is None else budget
+        kept_limit = session.solver.time_limit  # the kept session also serves Solve
         session.solver.time_limit = limit * (state.budget_scale if switch == LIVE else 1)
         solved = list(session.rig.solved)
         before = _pose_values(obj, solved)
-        report = session.solve_frame()
+        try:
+            report = session.solve_frame()
+        finally:
+            session.solver.time_limit = kept_limit
         state.bones = tuple(session.rig.bones)
         moved = np.abs(_pose_values(obj, solved) - before).max(initial=0.0) > UNCHANGED
         if edit is not None and moved:
