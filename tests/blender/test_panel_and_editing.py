@@ -74,6 +74,12 @@ class _Recorder:
 
         return _Props()
 
+    def operator_menu_enum(self, idname: str, prop: str, **kwargs: object) -> None:
+        module, name = idname.split(".")
+        assert prop in getattr(getattr(bpy.ops, module), name).get_rna_type().properties, prop
+        self._icon(kwargs)
+        self.log.append(("operator", idname))
+
 
 def _draw_all(obj: bpy.types.Object, extension: ModuleType) -> list:
     log: list = []
