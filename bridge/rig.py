@@ -37,7 +37,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import solver
-from . import rotations
+from . import ik_limits, rotations
+from .object_frame import object_scale
+from .rig_freedom import check_chains_move
 from .rig_goals import ConstraintSpec, GoalBinding, build_constraints, model_mirror
 from .rig_joints import (
     RigError,
@@ -159,6 +161,9 @@ class Rig:
                 local = self.local_values.get(name)
                 for n, (_axis, joint) in enumerate(info.rotation_joints):
                     values[joint] = 0.0 if local is None else float(local[n])
+            elif info.segment is not None:  # IK_SEGMENT: Blender's reading of the rotation
+                params = ik_limits.params_of(info.segment, self.rotation[name])
+                values.update(zip(info.coordinates, params.tolist(), strict=True))
             else:
                 angles = rotations.matrix_to_euler(self.rotation[name], info.param)
                 for axis, joint in info.rotation_joints:
@@ -178,6 +183,10 @@ class Rig:
                     r = r @ rotations.axis_rotation(axis, value)
                 self.local_values[name] = local
                 r = rotations.orthonormalize(r)  # a no-op unless round-off has built up
+            elif info.segment is not None:  # IK_SEGMENT: the joints' product
+                r = np.eye(3)
+                for axis, joint in info.rotation_joints:
+                    r = r @ rotations.axis_rotation(axis, values[joint])
             else:  # EULER bones always carry all three angles (locked ones pinned by bounds)
                 angles = np.zeros(3)
                 for axis, joint in info.rotation_joints:
@@ -234,19 +243,6 @@ def _object_frame(obj: bpy.types.Object, scale: float) -> tuple[np.ndarray, np.n
     if mirror is not None:
         m[:3] = mirror @ m[:3]
     return m[:3, 3], rotations.orthonormalize(m[:3, :3] / scale)
-
-
-def object_scale(obj: bpy.types.Object) -> float:
-    """Uniform world scale of an armature object; RigError if degenerate or non-uniform."""
-    m = np.array(obj.matrix_world, dtype=float)
-    if not np.all(np.isfinite(m)):
-        raise RigError(f"Armature '{obj.name}' has a non-finite transform")
-    scales = np.linalg.norm(m[:3, :3], axis=0)
-    if scales.min() <= EPS_LENGTH:
-        raise RigError(f"Armature '{obj.name}' has zero scale")
-    if scales.max() - scales.min() > 1e-5 * scales.max():
-        raise RigError(f"Armature '{obj.name}' has a non-uniform scale; apply it first")
-    return float(scales.mean())
 
 
 def build_rig(
@@ -315,6 +311,7 @@ def build_rig(
                 fig, obj.pose.bones[name], plan.chain_bones[name], scale,
                 settings.use_root_translation, notes,
             )  # fmt: skip
+    check_chains_move(obj, fig, plan.specs, solved, RigError)
     rig = Rig(obj, fig, [], plan.bindings, order, solved, scale, {}, {}, offsets, notes)
     rig.specs = plan.specs
     rig.read_pose(solved_too=True)

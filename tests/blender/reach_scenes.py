@@ -131,3 +131,32 @@ def last_report(obj: bpy.types.Object) -> object:
     report = results.last(obj)
     assert report is not None, f"no solve report for '{obj.name}'"
     return report
+
+
+def scene_state(obj: bpy.types.Object) -> tuple:
+    """Keys, pose channels and object names, for :func:`assert_unchanged`."""
+    return keys_of(obj), pose_of(obj), sorted(o.name for o in bpy.data.objects)
+
+
+def assert_unchanged(before: tuple, after: tuple) -> None:
+    """Two :func:`scene_state` snapshots are identical (keys, pose, objects)."""
+    keys_before, pose_before, objects_before = before
+    keys_after, pose_after, objects_after = after
+    assert objects_before == objects_after
+    assert keys_before.keys() == keys_after.keys()
+    for channel, data in keys_before.items():
+        assert np.array_equal(data, keys_after[channel]), channel
+    for name, values in pose_before.items():
+        assert np.array_equal(values, pose_after[name]), name
+
+
+def call_reach(operator: str) -> set[str]:
+    """Call a Reach operator as the Solve, Solve & Key, Bake or Clear Keys button does
+    (``operator``: ``"solve"``, ``"solve_and_key"``, ``"bake"`` or ``"clear_keys"``)."""
+    if operator == "solve_and_key":
+        return bpy.ops.reach.solve(insert_keys=True)
+    return {
+        "solve": bpy.ops.reach.solve,
+        "bake": bpy.ops.reach.bake,
+        "clear_keys": bpy.ops.reach.clear_keys,
+    }[operator]()

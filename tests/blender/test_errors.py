@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import bpy
-import numpy as np
 import pytest
 
 from tests.blender.reach_scenes import (
     activate,
     add_constraint,
     add_empty,
-    keys_of,
+    assert_unchanged,
+    call_reach,
     last_report,
     make_chain,
-    pose_of,
+    scene_state,
 )
 
 
@@ -30,21 +29,6 @@ def _scene_with_animation() -> tuple[bpy.types.Object, bpy.types.Object]:
     add_constraint(obj, "b2", target, "POSITION")
     bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 10
     return obj, target
-
-
-def _state(obj: bpy.types.Object) -> tuple:
-    return keys_of(obj), pose_of(obj), sorted(o.name for o in bpy.data.objects)
-
-
-def _assert_unchanged(before: tuple, after: tuple) -> None:
-    keys_before, pose_before, objects_before = before
-    keys_after, pose_after, objects_after = after
-    assert objects_before == objects_after
-    assert keys_before.keys() == keys_after.keys()
-    for channel, data in keys_before.items():
-        assert np.array_equal(data, keys_after[channel]), channel
-    for name, values in pose_before.items():
-        assert np.array_equal(values, pose_after[name]), name
 
 
 def _delete_bone(obj: bpy.types.Object, target: bpy.types.Object) -> None:
@@ -122,16 +106,10 @@ def test_bad_input_reports_and_changes_nothing(
     spoil, message = CASES[case]
     spoil(obj, target)
     activate(obj)
-    before = _state(obj)
-    call: Callable[[], object] = {
-        "solve": lambda: bpy.ops.reach.solve(),
-        "solve_and_key": lambda: bpy.ops.reach.solve(insert_keys=True),
-        "bake": lambda: bpy.ops.reach.bake(),
-        "clear_keys": lambda: bpy.ops.reach.clear_keys(),
-    }[operator]
+    before = scene_state(obj)
     with pytest.raises(RuntimeError, match=message):
-        call()
-    _assert_unchanged(before, _state(obj))
+        call_reach(operator)
+    assert_unchanged(before, scene_state(obj))
     assert clean_scene.frame_current == 1
 
 
