@@ -8,7 +8,7 @@ import bpy
 
 from ..bridge import results
 from ..bridge.bake import BakeReport
-from ..bridge.diagnose import interfering
+from ..bridge.diagnose import interfering, target_links
 from ..bridge.live import live_error
 from ..bridge.report import FrameReport, residual_text
 from ..bridge.settings import armature_data, bone_settings_of, settings_of
@@ -105,6 +105,7 @@ class REACH_PT_main(_ReachPanel):
         row.operator("reach.solve", text="Solve & Key", icon="KEY_HLT").insert_keys = True  # pyright: ignore[reportAttributeAccessIssue]  (Reach's operator property, unknown to the stubs)
         row = layout.row(align=True)
         row.operator("reach.bake", icon="RENDER_ANIMATION")
+        row.operator_menu_enum("reach.bake", "target", text="Bake To", icon="ACTION")
         row.operator("reach.clear_keys", icon="X")
 
 
@@ -139,7 +140,7 @@ def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: Reach
         box.prop_search(item, "chain_root", obj.data, "bones")
     elif item.chain_mode == "LENGTH":
         box.prop(item, "chain_length")
-    lines = interfering(obj, item.bone)
+    lines = interfering(obj, item.bone) + target_links(obj, item.target)
     if lines:  # drawn from the rig itself: there whether or not a solve has run
         col = box.column(align=True)
         col.label(text="Not modelled (measured, then corrected):", icon="ERROR")
