@@ -36,6 +36,11 @@ class SolvedBone:
     location_joints: list[tuple[int, str]] = field(default_factory=list)  # (axis, joint)
     keyed_rotation: tuple[int, ...] = ()  # rotation channel indices that change
     location_segment: str | None = None  # helper segment of the location joints, if any
+    # IK Stretch (see :mod:`.rig_stretch`): the group driving the bone's stretch, its length
+    # (scene units) and whether the solve writes the bone's scale channels.
+    stretch: str | None = None
+    length: float = 0.0
+    writes_scale: bool = False
 
 
 def rotation_values(pb: bpy.types.PoseBone) -> np.ndarray:
@@ -141,14 +146,6 @@ def add_solved_bone(
             info.location_joints.append(
                 (k, fig.add_prismatic(seg, np.eye(3)[k], name=f"{name}:loc{'XYZ'[k]}"))
             )
-    elif pb.ik_stretch > 0.0:
-        if bone.use_connect:
-            notes.append(f"bone '{name}' is connected: Blender ignores its location, no stretch")
-        else:
-            reach = pb.ik_stretch * bone.length * scale
-            info.location_joints.append(
-                (1, fig.add_prismatic(seg, (0, 1, 0), -reach, reach, name=f"{name}:locY"))
-            )
     locks = [pb.lock_ik_x, pb.lock_ik_y, pb.lock_ik_z]
     if order is None:
         for k in range(3):
@@ -200,10 +197,7 @@ def location_segment(pb: bpy.types.PoseBone, owner: str, root_translation: bool)
 
 def has_location(pb: bpy.types.PoseBone, root_translation: bool) -> bool:
     """Whether a solved bone gets prismatic (location) joints."""
-    bone = pb.bone
-    if bone.parent is None and root_translation:
-        return True
-    return pb.ik_stretch > 0.0 and not bone.use_connect
+    return pb.bone.parent is None and root_translation
 
 
 def _keyed(pb: bpy.types.PoseBone, moves: bool, fixed: tuple[int, ...]) -> tuple[int, ...]:

@@ -25,7 +25,7 @@ from .items import Conversion
 from .measure import MeasuredResidual, measure
 from .playback import builtin_ik
 from .report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
-from .rig import Rig, build_rig, solver_options
+from .rig import BoneChannels, Rig, build_rig, solver_options
 
 if TYPE_CHECKING:
     import bpy
@@ -43,7 +43,7 @@ class _Pass:
     """One solve's outcome as Blender evaluated it."""
 
     result: solver.IKResult
-    channels: dict[str, tuple[np.ndarray, np.ndarray]]
+    channels: dict[str, BoneChannels]
     frames: dict[str, np.ndarray]  # model world frames (4, 4) of the segments
     measured: list[MeasuredResidual]
 
@@ -190,7 +190,7 @@ class RigSession:
                     break
                 for i in wrong:
                     spec = rig.specs[i]
-                    frame = last.frames[spec.bone]
+                    frame = last.frames[spec.effector_segment]
                     corrector.retarget(rig, spec, last.measured[i], frame, depsgraph)
                 rig.push_rest()
                 last = self._evaluate(self.solver.solve(rig.initial()))

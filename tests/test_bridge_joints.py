@@ -188,19 +188,14 @@ def test_narrow_euler_box_needs_no_branch_rows() -> None:
     assert fig.linear_constraints == ()
 
 
-def test_ik_stretch_slides_along_the_bone_in_world_units() -> None:
-    pb = StubPoseBone("arm", ik_stretch=0.5, bone=StubBone("arm", length=2.0))
-    info, joints, notes = solved(pb, scale=3.0)
-    assert joints["arm:locY"] == ("prismatic", Y, -3.0, 3.0, 0.0)  # 0.5 * 2 * 3
-    assert info.location_joints == [(1, "arm:locY")] and notes == []
-
-
-def test_a_connected_bone_cannot_stretch_and_says_so() -> None:
+@pytest.mark.parametrize("connected", [True, False])
+def test_ik_stretch_is_not_a_location_slide(connected: bool) -> None:
+    """Blender's IK stretches by scale (``bridge.rig_stretch``), never by location."""
     parent = StubBone("upper")
-    pb = StubPoseBone("arm", ik_stretch=0.5, bone=StubBone("arm", parent, use_connect=True))
+    pb = StubPoseBone("arm", ik_stretch=0.5, bone=StubBone("arm", parent, use_connect=connected))
     info, joints, notes = solved(pb)
-    assert "arm:locY" not in joints and info.location_joints == []
-    assert notes == ["bone 'arm' is connected: Blender ignores its location, no stretch"]
+    assert info.location_joints == [] and not any(":loc" in name for name in joints)
+    assert info.location_segment is None and notes == []
 
 
 def test_root_translation_adds_three_unbounded_slides_to_root_bones_only() -> None:
