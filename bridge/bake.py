@@ -65,7 +65,7 @@ def check_targets(rig: Rig) -> None:
     :data:`FAR` scene units from the origin: Blender clamps an infinite location to 3.4e38)
     or not finite."""
     for binding in rig.bindings:
-        if binding.carrier is not None:
+        if binding.carrier is not None and binding.carry is None:  # a bone of the armature
             continue
         point, _axes = binding.target_frame()  # raises for a non-finite transform
         distance = float(np.abs(point).max())

@@ -3,7 +3,9 @@
 A target object's location gives goal points; its local axes give orientations (X, Y),
 line directions and plane normals (the item's ``target_axis``). A target bone of the same
 armature becomes the goal's ``carrier`` segment (a closed loop): the goal then lives in that
-bone's frame and moves with it. Lengths are scene units, the armature's uniform scale applied.
+bone's frame and moves with it. So does a target object hanging off a bone the solve moves
+(see :mod:`.carried`): its goal is carried by that bone at the offset Blender's parenting
+gives. Lengths are scene units, the armature's uniform scale applied.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from .. import solver
+from .carried import Carry, carried_offset, find_carry
 from .settings import armature_data
 
 if TYPE_CHECKING:
@@ -71,6 +74,7 @@ class GoalBinding:
     suppress: str
     carrier: str | None
     error: Callable[[str], Exception]
+    carry: Carry | None = None  # a target object carried by ``carrier`` (else a bone of it)
 
     def solver_goal(self) -> solver.Goal:
         """The goal, once :func:`build_constraints` has made it; ValueError before."""
@@ -92,6 +96,11 @@ class GoalBinding:
             m = np.array(target.matrix_world, dtype=float)
         except ReferenceError:
             raise self.error(f"Constraint '{self.name}': its target object was deleted") from None
+        return self._point_axes(target, m)
+
+    def _point_axes(self, target: bpy.types.Object, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Point (3,) and unit axes (3, 3) of the target's matrix ``m`` (4, 4) (the target
+        object's, in any frame), its Target Bone applied; errors for NaN or zero scale."""
         if self.target_bone:
             pb = cast("bpy.types.Pose", target.pose).bones[self.target_bone]
             m = m @ np.array(pb.matrix, dtype=float)
@@ -108,6 +117,14 @@ class GoalBinding:
     def frame(self, arm: bpy.types.Object, scale: float) -> tuple[np.ndarray, np.ndarray]:
         """Goal point (3,) and unit axes (3, 3) (columns X, Y, Z) in the model's world
         (see :func:`model_mirror`) or in the carrier bone's frame."""
+        if self.carry is not None:
+            try:
+                offset = carried_offset(arm, self.carry, scale)
+            except ReferenceError:
+                raise self.error(
+                    f"Constraint '{self.name}': its target object was deleted"
+                ) from None
+            return self._point_axes(self.target, offset)
         if self.carrier is not None:
             length = armature_data(arm).bones[self.carrier].length * scale
             return np.array([0.0, length * self.head_tail, 0.0]), np.eye(3)
@@ -287,6 +304,15 @@ def _validate(
             )
 
 
+def _moved_bones(arm: bpy.types.Object, solved: set[str]) -> set[str]:
+    """Bones the solve moves: the solved ones and every bone below one of them."""
+    moved = set()
+    for bone in armature_data(arm).bones:  # parents come before their children
+        if bone.name in solved or (bone.parent is not None and bone.parent.name in moved):
+            moved.add(bone.name)
+    return moved
+
+
 def build_constraints(
     arm: bpy.types.Object,
     items: list[ReachConstraint],
@@ -296,19 +322,29 @@ def build_constraints(
     """Validate the items and turn them into a :class:`ConstraintPlan`."""
     plan = ConstraintPlan()
     groups: dict[str, ConstraintSpec] = {}
-    for item in items:
+    tops = []
+    for item in items:  # every chain first: a target is carried by any bone a chain moves
         _validate(arm, item, error)
         chain, top = _chain(arm, item, error)
         for name in chain:
             plan.chain_bones.setdefault(name, item.name)
+        tops.append(top)
+    moves = _moved_bones(arm, set(plan.chain_bones))
+    for item, top in zip(items, tops, strict=True):
         plan.figure_bones.add(item.bone)
-        carrier = None
-        if item.target == arm and item.target_bone:
+        target = item.target
+        assert target is not None, "_validate checked the target"
+        carrier, carry = None, None
+        if target == arm and item.target_bone:
             carrier = item.target_bone
+        elif target != arm:
+            carry = find_carry(arm, target, moves.__contains__)
+            carrier = None if carry is None else carry.bone
+        if carrier is not None:
             plan.figure_bones.add(carrier)
         binding = GoalBinding(
-            item.name, item.goal_type, None, item.target, item.target_bone,
-            item.target_head_tail, item.target_axis, item.suppress, carrier, error,
+            item.name, item.goal_type, None, target, item.target_bone,
+            item.target_head_tail, item.target_axis, item.suppress, carrier, error, carry,
         )  # fmt: skip
         try:
             binding.goal = _make_goal(binding, item, arm, scale)

@@ -29,10 +29,10 @@ from .linear import LinearSystem, coordinate_system
 
 @dataclass
 class _Part:
-    """A point or direction fixed to a segment (effector part or carried goal part)."""
+    """A carried goal part: a point or direction fixed to a segment. Its local vector is the
+    goal's current one (read at every evaluation, so a retargeted goal is followed)."""
 
     segment: int  # -1 for a world-fixed goal part
-    local: np.ndarray  # (3,)
     is_point: bool
     joints: np.ndarray | slice  # active joints that move it (into the figure's joints)
     coupling: np.ndarray  # (moving joints, n) rows of the scaled coupling for those joints
@@ -237,11 +237,11 @@ class Problem:
         """Active joints on the path from the root to ``segment``."""
         return self.active_joints[self.kinematics.ancestors[segment, self.active_joints]]
 
-    def _part(self, segment: int, local: np.ndarray, is_point: bool) -> _Part:
+    def _part(self, segment: int, is_point: bool) -> _Part:
         if segment < 0:
-            return _Part(-1, local, is_point, np.zeros(0, int), np.zeros((0, self.n)))
+            return _Part(-1, is_point, np.zeros(0, int), np.zeros((0, self.n)))
         joints = self._moving_joints(segment)
-        return _Part(segment, local, is_point, index_or_slice(joints), self.coupling[joints])
+        return _Part(segment, is_point, index_or_slice(joints), self.coupling[joints])
 
     def _term(self, c: Constraint) -> _Term:
         seg = self.figure.segment_index(c.effector.segment)
@@ -253,8 +253,8 @@ class Problem:
             parts = {}
             if goal.carrier is not None:
                 carrier = self.figure.segment_index(goal.carrier)
-                for name, vec in goal.geometry().items():
-                    parts[f"goal.{name}"] = self._part(carrier, vec, name in goal.point_parts)
+                for name in goal.geometry():
+                    parts[f"goal.{name}"] = self._part(carrier, name in goal.point_parts)
             members.append(_Member(goal, parts))
         joints = self._moving_joints(seg)
         return _Term(
@@ -352,11 +352,12 @@ class Problem:
         e = self.evaluate(y)
         return e.f, e.g
 
-    def _world(self, part: _Part, frames: Frames) -> np.ndarray:
+    def _world(self, part: _Part, local: np.ndarray, frames: Frames) -> np.ndarray:
+        """World vector (3,) of a carried part whose segment-local vector is ``local``."""
         rot = frames.rotations[part.segment]
         if part.is_point:
-            return frames.origins[part.segment] + rot @ part.local
-        return rot @ part.local
+            return frames.origins[part.segment] + rot @ local
+        return rot @ local
 
     def _effector(self, term: _Term, frames: Frames) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """World effector parts (k, 3) and the same keyed by part name."""
@@ -371,7 +372,7 @@ class Problem:
         for member in term.members:
             geometry = member.goal.geometry()
             for key, part in member.parts.items():
-                geometry[key[5:]] = self._world(part, frames)
+                geometry[key[5:]] = self._world(part, geometry[key[5:]], frames)
             res, blocks = member.goal.residual(effector, geometry)
             if len(term.members) == 1:
                 best = (0.0, member, geometry, res, blocks)
@@ -401,6 +402,6 @@ class Problem:
             for member in term.members:
                 geometry = member.goal.geometry()
                 for key, part in member.parts.items():
-                    geometry[key[5:]] = self._world(part, frames)
+                    geometry[key[5:]] = self._world(part, geometry[key[5:]], frames)
                 label = f"constraint {term.constraint.name!r}"
                 member.goal.check_geometry(effector, geometry, label)

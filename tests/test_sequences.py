@@ -49,6 +49,25 @@ def test_retargeted_sequence_converges_from_warm_starts() -> None:
         previous = result.x
 
 
+def test_a_retargeted_carried_goal_is_followed() -> None:
+    """A goal carried by a segment, retargeted between solves (its local point moves), is
+    solved where it now is: the hand tip meets the point carried by the upper arm."""
+    fig = three_link()
+    goal = PositionGoal((0.0, 0.0, 0.0), carrier="upper")
+    solver = Solver(fig, [Constraint(EndEffector("hand", (0.5, 0, 0)), goal, name="tip")])
+    for elbow, wrist in ((0.4, 0.2), (1.2, -0.5), (-0.8, 0.7)):  # reachable local points
+        pose = fig.neutral()
+        pose[3], pose[4] = elbow, wrist
+        upper = fig.forward(pose)["upper"]
+        local = upper[:3, :3].T @ (_tip(fig, pose) - upper[:3, 3])
+        goal.point = local
+        result = solver.solve()
+        assert result.success, f"{local}: {result.message}"
+        upper = fig.forward(result.x)["upper"]
+        carried = upper[:3, :3] @ np.array(local) + upper[:3, 3]
+        assert np.linalg.norm(_tip(fig, result.x) - carried) < 1e-5
+
+
 def test_explicit_initial_overrides_the_warm_start() -> None:
     fig = three_link()
     goal = PositionGoal(circle(1.0))

@@ -101,10 +101,10 @@ def _copy_rotation_at_half_influence(obj: bpy.types.Object) -> dict:
     return {}
 
 
-def _target_parented_to_a_solved_bone(obj: bpy.types.Object) -> dict:
-    target = add_empty("T", (0.0, 0.0, 0.0))
-    target.parent, target.parent_type, target.parent_bone = obj, "BONE", "b0"
-    target.location = (0.8, -0.5, 0.3)  # relative to b0's tail
+def _target_following_a_solved_bone_by_constraint(obj: bpy.types.Object) -> dict:
+    target = add_empty("T", (0.8, -0.5, 0.3))  # in b0's frame through the Child Of
+    con = target.constraints.new("CHILD_OF")
+    con.target, con.subtarget = obj, "b0"
     return {"chain_mode": "ROOT", "chain_root": "b0"}
 
 
@@ -131,8 +131,8 @@ def _builtin_ik_elsewhere(obj: bpy.types.Object) -> dict:
     [
         (_copy_rotation_at_half_influence, "bone 'b1' has a Copy Rotation constraint", True),
         (
-            _target_parented_to_a_solved_bone,
-            "target 'T' is parented to the armature (bone 'b0')",
+            _target_following_a_solved_bone_by_constraint,
+            "target 'T' follows the armature through constraint 'Child Of'",
             True,
         ),
         (_bone_not_inheriting_rotation, "bone 'b2' does not inherit its parent's rotation", True),

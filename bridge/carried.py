@@ -1,0 +1,137 @@
+"""Targets carried by a bone of the solved armature: which bone, and at what offset.
+
+A target object that is a child of a bone the solve moves (bone-parented, or parented to an
+object that is, at any depth) moves with the chain. Its goal is then *carried* by that bone's
+segment (``carrier`` in ``solver.goals``): the goal's point and axes are fixed in the bone's
+frame and the solver moves them with the bone.
+
+Blender places an object bone-parented to bone ``B`` of armature ``A`` at (``ob_parbone`` in
+Blender's ``object.cc``, checked by the tests on the evaluated scene)::
+
+    world = A.matrix_world @ B.pose_matrix @ Tail(B.length) @ parent_inverse @ basis
+
+where ``Tail(l)`` translates by ``l`` along the bone's Y axis: the child hangs at the bone's
+**tail**; an object parented to an object adds ``parent_inverse @ basis`` of its own. The
+segment of ``B`` in the model is the bone's frame at its head with unit axes, so the offset of
+the target in that frame is::
+
+    offset = K @ Tail(B.length) @ parent_inverse @ basis [@ parent_inverse @ basis ...]
+
+with ``K = F^-1 @ A.matrix_world @ B.pose_matrix`` the bone's scale in its own unit frame
+``F``: the armature's uniform scale times the identity when the bone has no pose scale (it is
+then taken as exactly that, so the offset does not depend on the pose the bone is in and a
+bake is repeatable to the bit). Nothing on this path depends on the solved channels.
+
+Not carried (left to the correction passes, and named by :mod:`.diagnose`): an object on the
+path with an enabled constraint (constraints act after parenting, in world space), a bone
+with *Relative Parenting* (Blender parents to the bone's local channel matrix, not its
+frame), any other parent type between the target and the bone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .settings import armature_data
+
+if TYPE_CHECKING:
+    import bpy
+
+#: Parent types that place a child by the parent object's world matrix alone.
+OBJECT_PARENTS = ("OBJECT", "ARMATURE")
+#: Relative difference from a uniform scale still taken as uniform (float32 evaluation).
+UNIFORM = 1e-5
+
+
+@dataclass(frozen=True)
+class Carry:
+    """How a target object hangs off a bone of the solved armature.
+
+    Attributes:
+        bone: the armature's bone whose segment carries the goal.
+        path: the objects from the one bone-parented to ``bone`` down to the target.
+    """
+
+    bone: str
+    path: tuple[bpy.types.Object, ...]
+
+
+def _enabled_constraints(obj: bpy.types.Object) -> list[bpy.types.Constraint]:
+    return [c for c in obj.constraints if not c.mute and c.influence > 0.0]
+
+
+def find_carry(
+    arm: bpy.types.Object, target: bpy.types.Object, moves: Callable[[str], bool]
+) -> Carry | None:
+    """The bone carrying ``target``, or None when the solve does not move it rigidly.
+
+    Args:
+        arm: the solved armature object.
+        target: the constraint's target object (not ``arm`` itself).
+        moves: whether the solve moves a bone of ``arm`` (by name).
+
+    Returns:
+        A :class:`Carry` when ``target`` hangs off a moved bone of ``arm`` through parenting
+        alone (see the module doc); None otherwise (static, or not modelled).
+    """
+    path: list[bpy.types.Object] = []
+    child: bpy.types.Object | None = target
+    while child is not None:
+        path.append(child)
+        parent = child.parent
+        if parent is None or _enabled_constraints(child):
+            return None
+        if parent == arm:
+            bone = child.parent_bone
+            if child.parent_type != "BONE" or bone not in armature_data(arm).bones:
+                return None
+            if armature_data(arm).bones[bone].use_relative_parent or not moves(bone):
+                return None
+            return Carry(bone, tuple(reversed(path)))
+        if child.parent_type not in OBJECT_PARENTS:
+            return None
+        child = parent
+    return None
+
+
+def _bone_scale(arm: bpy.types.Object, bone: str, scale: float) -> np.ndarray:
+    """``K`` (3, 3) of the module doc: the posed bone's scale in its own unit frame."""
+    m = (
+        np.array(arm.matrix_world, dtype=float)[:3, :3]
+        @ np.array(arm.pose.bones[bone].matrix, dtype=float)[:3, :3]
+    )
+    frame = m / np.linalg.norm(m, axis=0)
+    k = np.linalg.solve(frame, m)
+    uniform = scale * np.eye(3)
+    return uniform if np.abs(k - uniform).max() <= UNIFORM * scale else k
+
+
+def carried_offset(arm: bpy.types.Object, carry: Carry, scale: float) -> np.ndarray:
+    """The target's world matrix (4, 4) expressed in the carrying bone's unit frame.
+
+    Args:
+        arm: the solved armature object.
+        carry: from :func:`find_carry`.
+        scale: the armature's uniform world scale (lengths in the frame are scene units).
+
+    Returns:
+        ``offset`` of the module doc: translation in scene units, columns 0-2 the target's
+        (scaled) axes in the bone's frame.
+    """
+    bone = armature_data(arm).bones[carry.bone]
+    m = np.eye(4)
+    m[:3, :3] = _bone_scale(arm, carry.bone, scale)
+    tail = np.eye(4)
+    tail[1, 3] = bone.length
+    m = m @ tail
+    for obj in carry.path:
+        m = (
+            m
+            @ np.array(obj.matrix_parent_inverse, dtype=float)
+            @ np.array(obj.matrix_basis, dtype=float)
+        )
+    return m
