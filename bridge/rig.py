@@ -331,9 +331,8 @@ def build_rig(
     for name in order:
         if name in plan.chain_bones:
             solved[name] = add_solved_bone(
-                fig, obj.pose.bones[name], plan.chain_bones[name], scale,
-                settings.use_root_translation, notes,
-            )  # fmt: skip
+                fig, obj.pose.bones[name], plan.chain_bones[name], settings.use_root_translation
+            )
     stretch.place_effectors(fig, plan.specs)
     stretch.add_groups(fig, solved)
     stretch.mark_children(obj, solved)

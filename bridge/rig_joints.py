@@ -129,9 +129,7 @@ def add_solved_bone(
     fig: solver.Figure,
     pb: bpy.types.PoseBone,
     owner: str,
-    scale: float,
     root_translation: bool,
-    notes: list,
 ) -> SolvedBone:
     """Add the joints of one solved bone (segments already exist)."""
     name = pb.name

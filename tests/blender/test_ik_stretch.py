@@ -118,15 +118,20 @@ def test_effectors_and_children_anywhere_on_a_stretched_bone(
     assert reach["b1"][0][0] > 1.2  # stretched
 
 
-def test_stretch_is_keyed_on_the_scale_channels(clean_scene: bpy.types.Scene) -> None:
+@pytest.mark.parametrize("operator", ["solve_and_key", "bake"])
+def test_stretch_is_keyed_on_the_scale_channels(
+    clean_scene: bpy.types.Scene, operator: str
+) -> None:
     obj = make_chain(n=3)
     obj.pose.bones["b1"].ik_stretch = 0.5
     target = add_empty("T", (0.5, 0.0, 3.6))
     add_constraint(obj, "b2", target, "POSITION", chain_mode="LENGTH", chain_length=2)
+    clean_scene.frame_start, clean_scene.frame_end = 1, 3
     activate(obj)
-    call_reach("solve_and_key")
+    call_reach(operator)
     keyed = channel_set(obj)
     scale = 'pose.bones["{}"].scale'
     assert {(scale.format(b), k) for b in ("b1", "b2") for k in range(3)} <= keyed
     assert (scale.format("b0"), 0) not in keyed
+    clean_scene.frame_set(2)
     assert np.linalg.norm(world_bone_tail(obj, "b2") - np.array(target.location)) < 1e-5
