@@ -19,14 +19,47 @@ if TYPE_CHECKING:
     import bpy
 
 UNKNOWN = "Blender evaluates this chain differently from the solver's model"
+#: Constraint types whose name in Blender's menu is not their identifier in title case.
+KINDS = {
+    "IK": "IK",
+    "SPLINE_IK": "Spline IK",
+    "TRANSFORM": "Transformation",
+    "SAME_VOLUME": "Maintain Volume",
+}
 
 
-def _modelled(con: bpy.types.Constraint) -> bool:
-    """Bone constraints the model reproduces exactly: a muted one, or a full local-space
-    Limit Rotation (it becomes the joint limits)."""
-    if con.mute or con.influence == 0.0:
+def modelled(con: bpy.types.Constraint) -> bool:
+    """Bone constraints the solve accounts for: a muted one (or of influence 0), or a
+    local-space Limit Rotation (its limits become the joint limits, so a solved pose is
+    inside them and the constraint leaves it alone at any influence)."""
+    if con.mute or con.influence <= 0.0:
         return True
-    return con.type == "LIMIT_ROTATION" and con.owner_space == "LOCAL" and con.influence == 1.0
+    return con.type == "LIMIT_ROTATION" and con.owner_space == "LOCAL"
+
+
+def kind(con: bpy.types.Constraint) -> str:
+    """The constraint type in words, as Blender's Add Constraint menu names it ("Copy
+    Rotation", "Transformation", ...; "IK" for Inverse Kinematics)."""
+    return KINDS.get(con.type) or con.type.replace("_", " ").title()
+
+
+def interfering(obj: bpy.types.Object, bone: str) -> list[str]:
+    """One line per bone constraint that moves ``bone`` after the solve writes the pose.
+
+    Every enabled constraint on the bone and its parents that :func:`modelled` does not
+    cover, e.g. ``"bone 'b1': Copy Rotation 'Copy Rotation' (influence 0.5)"``, parents
+    last. The solve measures such a chain on Blender's pose and runs correction passes.
+    An unknown bone gives no line.
+    """
+    if bone not in armature_data(obj).bones:
+        return []
+    lines = []
+    for name in _chain(obj, bone):
+        for con in obj.pose.bones[name].constraints:
+            if not modelled(con):
+                share = f" (influence {con.influence:g})" if con.influence < 1.0 else ""
+                lines.append(f"bone '{name}': {kind(con)} '{con.name}'{share}")
+    return lines
 
 
 def _chain(obj: bpy.types.Object, bone: str) -> list[str]:
@@ -56,13 +89,13 @@ def _driven_bones(obj: bpy.types.Object) -> dict[str, str]:
 def _bone_reason(obj: bpy.types.Object, name: str, driven: dict[str, str]) -> str:
     pb, bone = obj.pose.bones[name], armature_data(obj).bones[name]
     for con in pb.constraints:
-        if not _modelled(con):
-            kind = "IK" if con.type == "IK" else con.type.replace("_", " ").title()
-            article = "an" if kind[0] in "AEIOU" else "a"
+        if not modelled(con):
+            name_of_kind = kind(con)
+            article = "an" if name_of_kind[0] in "AEIOU" else "a"
             share = f" at influence {con.influence:g}" if con.influence < 1.0 else ""
             return (
-                f"bone '{name}' has {article} {kind} constraint '{con.name}'{share} that "
-                "overrides the solve"
+                f"bone '{name}' has {article} {name_of_kind} constraint '{con.name}'{share} "
+                "that overrides the solve"
             )
     if name in driven:
         channel = driven[name].split(".")[-1]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, cast
 
+from .diagnose import kind, modelled
 from .rig import Rig
 
 if TYPE_CHECKING:
@@ -52,11 +53,6 @@ def builtin_ik(rig: Rig) -> list[bpy.types.KinematicConstraint]:
     return [con for _pb, con, _moved in _ik_over(rig)]
 
 
-def _modelled(con: bpy.types.Constraint) -> bool:
-    """A constraint the solve models exactly (the pose it writes already satisfies it)."""
-    return con.type == "LIMIT_ROTATION" and con.owner_space == "LOCAL"
-
-
 def overrides(rig: Rig, channels: Iterable[tuple[str, int]]) -> list[str]:
     """One line per thing that changes the solved channels' pose on playback.
 
@@ -72,11 +68,11 @@ def overrides(rig: Rig, channels: Iterable[tuple[str, int]]) -> list[str]:
         )
     for name in rig.solved:
         for con in obj.pose.bones[name].constraints:
-            if con.type == "IK" or con.mute or con.influence <= 0.0 or _modelled(con):
+            if con.type == "IK" or modelled(con):
                 continue
             lines.append(
-                f"bone '{name}' has a {con.type.replace('_', ' ').title()} constraint "
-                f"'{con.name}' that changes its pose on playback"
+                f"bone '{name}' has a {kind(con)} constraint '{con.name}' that changes its "
+                "pose on playback"
             )
     wanted = set(channels)
     animation_data = obj.animation_data

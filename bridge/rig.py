@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from .. import solver
-from . import rotations
+from . import ik_limits, rotations
 from .object_frame import object_scale
 from .rig_freedom import check_chains_move
 from .rig_goals import ConstraintSpec, GoalBinding, build_constraints, model_mirror
@@ -183,6 +183,9 @@ class Rig:
                 local = self.local_values.get(name)
                 for n, (_axis, joint) in enumerate(info.rotation_joints):
                     values[joint] = 0.0 if local is None else float(local[n])
+            elif info.segment is not None:  # IK_SEGMENT: Blender's reading of the rotation
+                params = ik_limits.params_of(info.segment, self.rotation[name])
+                values.update(zip(info.coordinates, params.tolist(), strict=True))
             else:
                 angles = rotations.matrix_to_euler(self.rotation[name], info.param)
                 for axis, joint in info.rotation_joints:
@@ -205,6 +208,10 @@ class Rig:
                     r = r @ rotations.axis_rotation(axis, value)
                 self.local_values[name] = local
                 r = rotations.orthonormalize(r)  # a no-op unless round-off has built up
+            elif info.segment is not None:  # IK_SEGMENT: the joints' product
+                r = np.eye(3)
+                for axis, joint in info.rotation_joints:
+                    r = r @ rotations.axis_rotation(axis, values[joint])
             else:  # EULER bones always carry all three angles (locked ones pinned by bounds)
                 angles = np.zeros(3)
                 for axis, joint in info.rotation_joints:

@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from .. import solver
-from . import rotations
+from . import ik_limits, rotations
 from .settings import bone_settings_of
 
 if TYPE_CHECKING:  # the bridge uses Blender only through the objects passed in
     import bpy
 
 OCTAHEDRON = 1.5 * np.pi  # radians; |a| + |b| + |c| bound of Blender's Euler branch
+IK_SEGMENT = "IK_SEGMENT"  # parametrisation of bones posed as Blender's IK segment
 
 
 class RigError(solver.ReachError):
@@ -30,7 +31,7 @@ class SolvedBone:
     """How one solved bone's channels map to figure joints."""
 
     name: str
-    param: str  # "LOCAL" or an Euler order
+    param: str  # "LOCAL", an Euler order, or IK_SEGMENT
     rotation_mode: str
     rotation_joints: list[tuple[int, str]] = field(default_factory=list)  # (axis, joint)
     location_joints: list[tuple[int, str]] = field(default_factory=list)  # (axis, joint)
@@ -41,6 +42,8 @@ class SolvedBone:
     stretch: str | None = None
     length: float = 0.0
     writes_scale: bool = False
+    segment: ik_limits.LimitJoints | None = None  # IK_SEGMENT: Blender's segment for the bone
+    coordinates: list[str] = field(default_factory=list)  # IK_SEGMENT: its solver coordinates
 
 
 def rotation_values(pb: bpy.types.PoseBone) -> np.ndarray:
@@ -78,15 +81,16 @@ def rotation_data_path(pb: bpy.types.PoseBone) -> str:
 def bone_limits(
     pb: bpy.types.PoseBone, constraint_name: str
 ) -> tuple[str | None, np.ndarray, np.ndarray]:
-    """Euler order and (3,) lower/upper limits (radians) of a pose bone, or (None, ...)."""
+    """Euler order and (3,) lower/upper limits (radians) of a pose bone, or (None, ...).
+
+    A bone is Euler when it has an enabled local-space Limit Rotation or a locked Euler
+    channel: the box is then the Limit Rotation's, intersected with the bone's IK limits
+    read as Euler bounds (such a pose is what Blender shows). Any other bone: ``None``, and
+    its IK limits are Blender's IK segment limits (:func:`ik_limits_of`).
+    """
     lower, upper = np.full(3, -np.inf), np.full(3, np.inf)
     limited = False
     order = pb.rotation_mode if pb.rotation_mode in rotations.EULER_ORDERS else "XYZ"
-    for k, axis in enumerate("xyz"):
-        if getattr(pb, f"use_ik_limit_{axis}"):
-            lower[k] = max(lower[k], getattr(pb, f"ik_min_{axis}"))
-            upper[k] = min(upper[k], getattr(pb, f"ik_max_{axis}"))
-            limited = True
     for constraint in pb.constraints:
         if (
             constraint.type != "LIMIT_ROTATION"
@@ -107,14 +111,44 @@ def bone_limits(
                     )
                 lower[k], upper[k] = max(lower[k], lo), min(upper[k], hi)
                 limited = True
+    euler_locked = pb.rotation_mode in rotations.EULER_ORDERS and any(pb.lock_rotation)
+    if limited or euler_locked:
+        for k, axis in enumerate("xyz"):
+            if getattr(pb, f"use_ik_limit_{axis}"):
+                lower[k] = max(lower[k], getattr(pb, f"ik_min_{axis}"))
+                upper[k] = min(upper[k], getattr(pb, f"ik_max_{axis}"))
     for k, axis in enumerate("XYZ"):
         if lower[k] > upper[k]:
             raise RigError(
                 f"Constraint '{constraint_name}': bone '{pb.name}' has contradictory limits "
                 f"on {axis} (IK limits and Limit Rotation do not overlap)"
             )
-    euler_locked = pb.rotation_mode in rotations.EULER_ORDERS and any(pb.lock_rotation)
     return (order if limited or euler_locked else None), lower, upper
+
+
+def ik_limits_of(pb: bpy.types.PoseBone) -> ik_limits.Limits | None:
+    """The bone's IK locks and limits when Blender's IK segment meaning applies, else None.
+
+    None for a bone without IK limits, with every IK axis locked, or Euler
+    (:func:`bone_limits` returns an order: Limit Rotation or a locked Euler channel).
+    """
+    limited = tuple(bool(getattr(pb, f"use_ik_limit_{a}")) for a in "xyz")
+    locked = (bool(pb.lock_ik_x), bool(pb.lock_ik_y), bool(pb.lock_ik_z))
+    if not any(limited) or all(locked):
+        return None
+    if any(
+        c.type == "LIMIT_ROTATION" and not c.mute and c.owner_space == "LOCAL"
+        for c in pb.constraints
+    ) or (pb.rotation_mode in rotations.EULER_ORDERS and any(pb.lock_rotation)):
+        return None
+    lower = np.array([getattr(pb, f"ik_min_{a}") for a in "xyz"], dtype=float)
+    upper = np.array([getattr(pb, f"ik_max_{a}") for a in "xyz"], dtype=float)
+    return ik_limits.Limits(
+        locked,  # type: ignore[arg-type]
+        limited,  # type: ignore[arg-type]
+        np.minimum(lower, 0.0),
+        np.maximum(upper, 0.0),
+    )
 
 
 def _rigidity(pb: bpy.types.PoseBone) -> np.ndarray:
@@ -145,6 +179,15 @@ def add_solved_bone(
                 (k, fig.add_prismatic(seg, np.eye(3)[k], name=f"{name}:loc{'XYZ'[k]}"))
             )
     locks = [pb.lock_ik_x, pb.lock_ik_y, pb.lock_ik_z]
+    limits = ik_limits_of(pb) if order is None else None
+    if limits is not None:
+        info.param = IK_SEGMENT
+        info.segment = ik_limits.limit_joints(limits)
+        info.rotation_joints, info.coordinates = ik_limits.add_to_figure(
+            fig, name, info.segment, rig
+        )
+        info.keyed_rotation = _keyed(pb, bool(info.rotation_joints), ())
+        return info
     if order is None:
         for k in range(3):
             if not locks[k]:
@@ -185,12 +228,13 @@ def location_segment(pb: bpy.types.PoseBone, owner: str, root_translation: bool)
 
     A ``LOCAL`` bone's rotation is relinearised into its segment's rest transform, so its
     prismatic (location) joints, which come first in ``matrix_basis``, sit on a parent
-    segment of their own at the bone's head. ``EULER`` bones keep all joints on one segment.
+    segment of their own at the bone's head. ``EULER`` and ``IK_SEGMENT`` bones keep all
+    joints on one segment.
     """
     if not has_location(pb, root_translation):
         return None
     order, _lower, _upper = bone_limits(pb, owner)
-    return f"{pb.name}@loc" if order is None else None
+    return f"{pb.name}@loc" if order is None and ik_limits_of(pb) is None else None
 
 
 def has_location(pb: bpy.types.PoseBone, root_translation: bool) -> bool:

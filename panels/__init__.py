@@ -30,6 +30,7 @@ def register() -> None:
     import bpy
 
     from ..operators.preferences import DEFAULT_CATEGORY, preferences
+    from . import overlay_draw
     from .reach_panel import classes
 
     prefs = preferences()
@@ -38,6 +39,7 @@ def register() -> None:
         if issubclass(cls, bpy.types.Panel):
             cls.bl_category = category
         bpy.utils.register_class(cls)
+    overlay_draw.register()
 
 
 def unregister() -> None:
@@ -45,8 +47,10 @@ def unregister() -> None:
     import bpy
 
     from ..bridge import results
+    from . import overlay_draw
     from .reach_panel import classes
 
+    overlay_draw.unregister()
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)
     results.clear()

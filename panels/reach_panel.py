@@ -8,6 +8,7 @@ import bpy
 
 from ..bridge import results
 from ..bridge.bake import BakeReport
+from ..bridge.diagnose import interfering
 from ..bridge.report import FrameReport, residual_text
 from ..bridge.settings import armature_data, bone_settings_of, settings_of
 
@@ -129,6 +130,12 @@ def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: Reach
         box.prop_search(item, "chain_root", obj.data, "bones")
     elif item.chain_mode == "LENGTH":
         box.prop(item, "chain_length")
+    lines = interfering(obj, item.bone)
+    if lines:  # drawn from the rig itself: there whether or not a solve has run
+        col = box.column(align=True)
+        col.label(text="Not modelled (measured, then corrected):", icon="ERROR")
+        for line in lines:
+            col.label(text=line)
 
 
 class REACH_PT_settings(_ReachPanel):

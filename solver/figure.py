@@ -10,6 +10,19 @@ a rotation about, or a translation along, a unit axis given in the segment's
 local frame. Multi-DOF joints are several 1-DOF joints with zero distance
 between them (a ball joint is three revolutes).
 
+A segment added with ``inherit_rotation=False`` is carried by its parent but not
+turned by it:
+
+    T_s = [ Rest_s.R @ M_1(q_1) @ ... @ M_k(q_k) | T_parent(s) @ Rest_s.t ]
+
+(rotation part, and origin as a point). Its rest rotation is relative to the world
+frame, so no ancestor joint turns it or its descendants; its origin still follows the
+parent. This is Blender's *Inherit Rotation* off (``BONE_HINGE`` in
+``BKE_bone_parent_transform_calc_from_matrices``): the bone's rotation is composed
+from its parent's rest (armature-space) matrix and its own rest offset, i.e. its own
+armature-space rest rotation, while its head is placed by the parent's posed matrix.
+A root segment's frame is world-relative either way.
+
 The solve variables are *coordinates*: every joint not in a joint group, then
 the parameters of each joint group (a linear map from a few parameters to many
 joint values, the paper's 17-vertebra spine driven by 3 parameters).
@@ -59,6 +72,7 @@ class Figure:
         rotation: object = None,
         quaternion: object = None,
         rpy: object = None,
+        inherit_rotation: bool = True,
     ) -> None:
         """Add a segment with its rest transform relative to ``parent``'s frame.
 
@@ -69,19 +83,29 @@ class Figure:
             name: unique segment name.
             parent: parent segment name, or None for a root (rest = world).
             translation: (3,) rest offset in scene units, in the parent frame.
-            rotation: (3, 3) rest rotation relative to the parent frame.
+            rotation: (3, 3) rest rotation relative to the parent frame (to the world
+                frame when ``inherit_rotation`` is False).
             quaternion: (4,) rest rotation as a ``(w, x, y, z)`` quaternion.
             rpy: (3,) URDF roll, pitch, yaw in radians: ``Rz(yaw) Ry(pitch) Rx(roll)``.
+            inherit_rotation: False for a segment whose orientation does not follow its
+                ancestors' joints (its origin still does); see the module docstring.
         """
         non_empty_name(name, "segment name")
         if name in self._segment_index:
             raise InvalidInputError(f"segment {name!r} already exists")
+        if not isinstance(inherit_rotation, bool | np.bool_):
+            raise InvalidInputError(
+                f"segment {name!r}: inherit_rotation must be True or False, "
+                f"got {inherit_rotation!r}"
+            )
         parent_index = -1 if parent is None else self.segment_index(parent)
         rest_t = finite_vector(translation, f"segment {name!r} translation")
         rest_r = rest_rotation(rotation, quaternion, rpy, f"segment {name!r}")
         rest_r = np.eye(3) if rest_r is None else rest_r
         self._segment_index[name] = len(self._segments)
-        self._segments.append(Segment(name, parent_index, rest_t, rest_r))
+        self._segments.append(
+            Segment(name, parent_index, rest_t, rest_r, inherit_rotation=bool(inherit_rotation))
+        )
         self._touch()
 
     def set_rest(
@@ -98,7 +122,8 @@ class Figure:
             name: segment name.
             translation: new (3,) rest offset, or None to keep it.
             rotation, quaternion, rpy: the new rest rotation as in
-                :meth:`add_segment` (at most one), or none to keep it.
+                :meth:`add_segment` (at most one), or none to keep it; relative to the
+                world frame for a segment that does not inherit rotation.
         """
         segment = self._segments[self.segment_index(name)]
         new_t = None

@@ -12,6 +12,17 @@ columns are formed.
 Forward kinematics is one batched pass: every joint's local transform at once,
 then world transforms by prefix products along the tree by pointer doubling
 (``ceil(log2(depth))`` batched 4x4 products).
+
+A segment that does not inherit rotation (a *hinge*, Blender's ``BONE_HINGE``) starts
+a region of the tree whose rotations are world-relative: its first node is a root of
+the doubling pass (local rotation = its world rest rotation, no rest offset), and
+after the pass the region's origins are shifted by the hinge's origin
+``T_parent @ Rest.t``, hinges in topological order. A joint above a hinge moves the
+hinge's whole subtree by the velocity of the hinge's origin and turns none of it: for
+a point or direction fixed below the hinge, its column is the column of the point
+``c`` where the parent carries the hinge, ``moving - c x turning``, and ``0`` for a
+direction (the highest hinge below the joint counts). :meth:`Kinematics.columns`
+applies this through :class:`Anchors`.
 """
 
 from __future__ import annotations
@@ -46,6 +57,8 @@ class Frames:
         moving: (n_joints, 3) ``pivot x axis`` for revolute joints, ``axis`` for
             prismatic: the part of a point's Jacobian column that does not
             depend on the point.
+        hinge_origins: (n_hinges, 3) where each segment that does not inherit rotation
+            is carried by its parent (its origin before its own joints move it).
     """
 
     rotations: np.ndarray
@@ -54,6 +67,23 @@ class Frames:
     pivots: np.ndarray
     turning: np.ndarray
     moving: np.ndarray
+    hinge_origins: np.ndarray
+
+
+@dataclass(frozen=True)
+class Anchors:
+    """Joints whose motion reaches a segment only through a hinge's origin.
+
+    Attributes:
+        rows: (k,) positions, within a segment's list of moving joints, of the joints
+            above a segment that does not inherit rotation.
+        hinges: (k,) for each, the highest such segment between the joint and the
+            segment (an index into ``Kinematics.hinges``): the point where the parent
+            carries it is the point whose velocity the joint gives them all.
+    """
+
+    rows: np.ndarray
+    hinges: np.ndarray
 
 
 _NEXT = np.array([1, 2, 0])
@@ -130,9 +160,22 @@ class Kinematics:
         self.stale = False
         # ancestors[s, j]: joint j lies on the path from the root to segment s.
         self.ancestors = np.zeros((self.n_segments, self.n_joints), dtype=bool)
+        # hinges: non-root segments that do not inherit rotation, in topological order.
+        self.hinges = [
+            s for s, seg in enumerate(segments) if seg.parent >= 0 and not seg.inherit_rotation
+        ]
+        self._hinge_set = set(self.hinges)
+        self._hinge_number = np.full(self.n_segments, -1, dtype=int)
+        self._hinge_number[self.hinges] = np.arange(len(self.hinges))
+        self._no_hinges = np.zeros((0, 3))
+        # anchor[s, j]: the highest hinge between joint j and segment s, -1 if none.
+        self.anchor = np.full((self.n_segments, self.n_joints), -1, dtype=int)
         for s, segment in enumerate(segments):
             if segment.parent >= 0:
                 self.ancestors[s] = self.ancestors[segment.parent]
+                self.anchor[s] = self.anchor[segment.parent]
+                if not segment.inherit_rotation:
+                    self.anchor[s, self.ancestors[s] & (self.anchor[s] < 0)] = s
             self.ancestors[s, list(segment.joints)] = True
         self._flatten()
         self.refresh_rest(segments)
@@ -147,6 +190,8 @@ class Kinematics:
         node_parent = np.full(n_j + len(bare), -1, dtype=int)
         for s, js in enumerate(self.segment_joints):  # segments are in topological order
             above = last[self.parents[s]] if self.parents[s] >= 0 else -1
+            if s in self._hinge_set:
+                above = -1  # a root of the doubling pass: its rotation is world-relative
             for j in js:
                 node_parent[j] = above
                 above = j
@@ -157,6 +202,17 @@ class Kinematics:
         self.segment_node = last
         self.n_nodes = len(node_parent)
         self.rounds = _doubling_rounds(node_parent)
+        # Each hinge: its parent's last node and the nodes of its region (nodes below it
+        # up to, not into, the next hinges), whose origins are shifted after the pass.
+        region = np.full(self.n_nodes, -1, dtype=int)
+        for s, js in enumerate(self.segment_joints):
+            nodes = list(js) if js else [node_of_bare[s]]
+            up = region[last[self.parents[s]]] if self.parents[s] >= 0 else -1
+            region[nodes] = s if s in self._hinge_set else up
+        self.hinge_regions = [
+            (int(last[self.parents[h]]), index_or_slice(np.flatnonzero(region == h)))
+            for h in self.hinges
+        ]
 
     def refresh_rest(self, segments: Sequence[Segment]) -> None:
         """Re-read rest transforms after :meth:`Figure.set_rest`.
@@ -171,7 +227,7 @@ class Kinematics:
         for s, js in enumerate(self.segment_joints):
             if js:  # the segment's first joint carries its rest transform
                 rest_r[js[0]] = segments[s].rotation
-                rest_t[js[0]] = segments[s].translation
+                rest_t[js[0]] = 0.0 if s in self._hinge_set else segments[s].translation
         self._rest_r = rest_r
         self._rest_k = rest_r @ self._skew
         self._rest_k2 = rest_r @ self._skew2
@@ -182,6 +238,11 @@ class Kinematics:
         for k, s in enumerate(self.bare_segments):
             template[n_j + k, :3, :3] = segments[s].rotation
             template[n_j + k, :3, 3] = segments[s].translation
+            if s in self._hinge_set:  # its offset is applied after the pass (see forward)
+                template[n_j + k, :3, 3] = 0.0
+        self._hinge_offsets = np.array(
+            [segments[h].translation for h in self.hinges], dtype=float
+        ).reshape(-1, 3)
         self._template = template
 
     def forward(self, q: np.ndarray) -> Frames:
@@ -203,6 +264,14 @@ class Kinematics:
             nodes[:n_j, :3, 3] = self._rest_t + slide * self._slide
         for updated, source in self.rounds:
             nodes[updated] = nodes[source] @ nodes[updated]
+        carried = self._no_hinges
+        if self.hinges:
+            carried = np.empty((len(self.hinges), 3))
+            for h, ((parent, region), offset) in enumerate(
+                zip(self.hinge_regions, self._hinge_offsets, strict=True)
+            ):
+                carried[h] = nodes[parent, :3, :3] @ offset + nodes[parent, :3, 3]
+                nodes[region, :3, 3] += carried[h]
         frames = nodes[self.segment_node]
         joint_r = nodes[:n_j, :3, :3]
         axes = (joint_r @ self.local_axes[:, :, None])[:, :, 0]
@@ -216,7 +285,15 @@ class Kinematics:
             pivots = origins - slide * axes
             turning = np.where(revolute, axes, 0.0)
             moving = np.where(revolute, cross(pivots, axes), axes)
-        return Frames(frames[:, :3, :3], frames[:, :3, 3], axes, pivots, turning, moving)
+        return Frames(frames[:, :3, :3], frames[:, :3, 3], axes, pivots, turning, moving, carried)
+
+    def anchors(self, segment: int, joints: np.ndarray) -> Anchors | None:
+        """The :class:`Anchors` of ``segment``'s moving ``joints`` (indices), None if none."""
+        if not self.hinges:
+            return None
+        anchor = self.anchor[segment, joints]
+        rows = np.flatnonzero(anchor >= 0)
+        return Anchors(rows, self._hinge_number[anchor[rows]]) if len(rows) else None
 
     @staticmethod
     def columns(
@@ -225,6 +302,7 @@ class Kinematics:
         has_point: bool,
         joints: np.ndarray | slice,
         coupling: np.ndarray,
+        anchors: Anchors | None = None,
     ) -> np.ndarray:
         """Jacobian (k, 3, n) of world vectors fixed to one segment w.r.t. ``n`` variables.
 
@@ -235,15 +313,26 @@ class Kinematics:
             has_point: whether row 0 is a point.
             joints: the joints that move the segment (indices or a slice).
             coupling: (n_moving_joints, n) joint values per unit of each variable.
+            anchors: from :meth:`anchors` for the same segment and joints, when some
+                of them sit above a segment that does not inherit rotation.
         Returns:
             ``d vectors[i] / d y`` stacked: columns of eqs. (3), (4) mapped
             through ``coupling``.
         """
-        turning = frames.turning[joints].T @ coupling  # (3, n)
+        turning = frames.turning[joints]  # (m, 3)
+        if anchors is not None:  # such a joint turns nothing below the hinge
+            turning = turning.copy()
+            turning[anchors.rows] = 0.0
         neg_skew = np.zeros((len(vectors), 9))
         neg_skew[:, _PLUS] = vectors
         neg_skew[:, _MINUS] = -vectors
-        out = neg_skew.reshape(-1, 3, 3) @ turning  # -v x turning
+        out = neg_skew.reshape(-1, 3, 3) @ (turning.T @ coupling)  # -v x turning
         if has_point:
-            out[0] += frames.moving[joints].T @ coupling
+            moving = frames.moving[joints]
+            if anchors is not None:  # ... and moves it with the hinge's origin
+                moving = moving.copy()
+                moving[anchors.rows] -= cross(
+                    frames.hinge_origins[anchors.hinges], frames.turning[joints][anchors.rows]
+                )
+            out[0] += moving.T @ coupling
         return out

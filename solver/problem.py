@@ -23,7 +23,7 @@ from .constraint import Constraint
 from .errors import InvalidInputError, UnknownNameError
 from .figure import Figure
 from .goals.base import Goal, Report
-from .kinematics import Frames, Kinematics, index_or_slice
+from .kinematics import Anchors, Frames, Kinematics, index_or_slice
 from .linear import LinearSystem, coordinate_system
 
 
@@ -36,6 +36,7 @@ class _Part:
     is_point: bool
     joints: np.ndarray | slice  # active joints that move it (into the figure's joints)
     coupling: np.ndarray  # (moving joints, n) rows of the scaled coupling for those joints
+    anchors: Anchors | None = None  # those of its joints above a non-inheriting segment
 
 
 @dataclass
@@ -57,6 +58,7 @@ class _Term:
     joints: np.ndarray | slice  # active joints moving the effector segment
     coupling: np.ndarray  # (moving joints, n)
     slots: dict[str, int]  # column offset of each effector part in a block row
+    anchors: Anchors | None = None  # moving joints above a non-inheriting segment
     last_blocks: object = None  # the goal's last block list and its stacked form
     last_stacked: np.ndarray | None = None
 
@@ -241,7 +243,13 @@ class Problem:
         if segment < 0:
             return _Part(-1, is_point, np.zeros(0, int), np.zeros((0, self.n)))
         joints = self._moving_joints(segment)
-        return _Part(segment, is_point, index_or_slice(joints), self.coupling[joints])
+        return _Part(
+            segment,
+            is_point,
+            index_or_slice(joints),
+            self.coupling[joints],
+            self.kinematics.anchors(segment, joints),
+        )
 
     def _term(self, c: Constraint) -> _Term:
         seg = self.figure.segment_index(c.effector.segment)
@@ -267,6 +275,7 @@ class Problem:
             joints=index_or_slice(joints),
             coupling=self.coupling[joints],
             slots={p: 3 * k for k, p in enumerate(names)},
+            anchors=self.kinematics.anchors(seg, joints),
         )
 
     def _variable_system(self) -> LinearSystem:
@@ -382,14 +391,16 @@ class Problem:
                 best = (size, member, geometry, res, blocks)
         assert best is not None
         _, member, geometry, res, blocks = best
-        columns = Kinematics.columns(frames, world, term.has_point, term.joints, term.coupling)
+        columns = Kinematics.columns(
+            frames, world, term.has_point, term.joints, term.coupling, term.anchors
+        )
         jac = term.stacked_blocks(blocks, len(res)) @ columns.reshape(3 * len(world), self.n)
         for key, block in blocks:
             part = member.parts.get(key)
             if part is not None and part.coupling.shape[0]:
                 vector = geometry[key[5:]]
                 cols = Kinematics.columns(
-                    frames, vector[None], part.is_point, part.joints, part.coupling
+                    frames, vector[None], part.is_point, part.joints, part.coupling, part.anchors
                 )
                 jac = jac + block @ cols[0]
         return TermValue(term.constraint.weight, res, jac, member.goal, effector, geometry)

@@ -10,13 +10,19 @@ PRISMATIC = 1
 
 @dataclass
 class Segment:
-    """A rigid body of the figure; its origin is the pivot of its joints."""
+    """A rigid body of the figure; its origin is the pivot of its joints.
+
+    With ``inherit_rotation`` False the segment's origin is still carried by its parent,
+    but its orientation is not: ``rotation`` is then relative to the world frame (see
+    :mod:`solver.figure`).
+    """
 
     name: str
     parent: int  # index of the parent segment, -1 for a root
     translation: np.ndarray  # (3,) rest offset in the parent frame, scene units
-    rotation: np.ndarray  # (3, 3) rest rotation relative to the parent frame
+    rotation: np.ndarray  # (3, 3) rest rotation relative to the parent (or world) frame
     joints: list[int] = field(default_factory=list)
+    inherit_rotation: bool = True
 
 
 @dataclass

@@ -125,6 +125,7 @@ def figure_cases(
     limits: bool = False,
     groups: bool = True,
     require_kind: str | None = None,
+    hinges: bool = False,
 ) -> FigureCase:
     """A random tree (or chain) of segments with revolute/prismatic joints.
 
@@ -138,6 +139,7 @@ def figure_cases(
         groups: allow a joint group.
         require_kind: make sure at least one joint of this kind exists
             (``"revolute"``, ``"prismatic"`` or ``"grouped"``).
+        hinges: some non-root segments do not inherit rotation.
     """
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     n = draw(st.integers(1, max_segments))
@@ -148,7 +150,14 @@ def figure_cases(
         name = f"s{i}"
         parent = None if i == 0 else (f"s{i - 1}" if chain else f"s{draw(st.integers(0, i - 1))}")
         translation = rng.normal(0.0, 0.4, 3) if parent else rng.normal(0.0, 0.2, 3)
-        fig.add_segment(name, parent=parent, translation=translation, rotation=random_rotation(rng))
+        inherit = parent is None or not hinges or draw(st.booleans())
+        fig.add_segment(
+            name,
+            parent=parent,
+            translation=translation,
+            rotation=random_rotation(rng),
+            inherit_rotation=inherit,
+        )
         parents[name] = parent
         n_joints = draw(st.integers(1 if i == 0 else 0, 3))
         for k in range(n_joints):

@@ -158,6 +158,14 @@ def test_duplicate_names_are_rejected() -> None:
         fig.add_revolute("lower", (1, 0, 0), name="hinge")
 
 
+@pytest.mark.parametrize("bad", [0, 1, "no", None, np.array([False])])
+def test_inherit_rotation_must_be_a_bool_and_nothing_is_added(bad: object) -> None:
+    fig = arm()
+    with pytest.raises(InvalidInputError, match=r"'hand'.*inherit_rotation"):
+        fig.add_segment("hand", parent="lower", inherit_rotation=bad)  # type: ignore[arg-type]
+    assert fig.segment_names == ("upper", "lower")
+
+
 # ---------------------------------------------------------- weights, limits
 @pytest.mark.parametrize("weight", [-1.0, -1e-12, np.nan, np.inf])
 def test_bad_weight_names_the_constraint(weight: float) -> None:

@@ -55,12 +55,59 @@ def test_a_bone_without_limits_has_no_euler_order() -> None:
     assert np.all(lower == -np.inf) and np.all(upper == np.inf)
 
 
-def test_ik_limits_of_a_quaternion_bone_use_xyz_order() -> None:
-    pb = StubPoseBone("arm", use_ik_limit_x=True, ik_min_x=-0.5, ik_max_x=1.0)
-    order, lower, upper = rig_joints.bone_limits(pb, "c")
+def test_limit_rotation_of_a_quaternion_bone_uses_xyz_order() -> None:
+    limit = StubLimitRotation(use_limit_x=True, min_x=-0.5, max_x=1.0)
+    order, lower, upper = rig_joints.bone_limits(StubPoseBone("arm", constraints=[limit]), "c")
     assert order == "XYZ"
     np.testing.assert_array_equal(lower, [-0.5, -np.inf, -np.inf])
     np.testing.assert_array_equal(upper, [1.0, np.inf, np.inf])
+
+
+def test_ik_limits_alone_are_not_an_euler_box_but_blenders_ik_segment() -> None:
+    pb = StubPoseBone("arm", use_ik_limit_x=True, ik_min_x=-0.5, ik_max_x=1.0)
+    order, _, _ = rig_joints.bone_limits(pb, "c")
+    assert order is None
+    info, _joints = solved(pb)
+    assert info.param == rig_joints.IK_SEGMENT and info.segment.kind == "SPHERICAL"
+    # Rz(b/2) Rx(a) Rz(b/2) Ry(t): a is the X limit exactly (sx = sin(a/2)), no rows.
+    assert [axis for axis, _ in info.rotation_joints] == [2, 0, 2, 1]
+    assert info.coordinates == ["arm:swing[0]", "arm:swing[1]", "arm:swing[2]"]
+    assert info.keyed_rotation == (0, 1, 2, 3)
+
+
+@pytest.mark.parametrize(
+    ("locks", "kind", "axes"),
+    [
+        ((False, True, False), "SWING", [2, 0, 2]),
+        ((True, False, False), "ELBOW_Z", [2, 1]),
+        ((False, False, True), "ELBOW_X", [0, 1]),
+        ((True, True, False), "REVOLUTE_Z", [2]),
+        ((False, True, True), "REVOLUTE_X", [0]),
+    ],
+)
+def test_ik_locks_choose_blenders_segment_type(locks: tuple, kind: str, axes: list) -> None:
+    pb = StubPoseBone(
+        "arm",
+        lock_ik_x=locks[0], lock_ik_y=locks[1], lock_ik_z=locks[2],
+        **{f"use_ik_limit_{a}": True for a in "xyz"},
+        **{f"ik_min_{a}": -0.4 for a in "xyz"},
+        **{f"ik_max_{a}": 0.7 for a in "xyz"},
+    )  # fmt: skip
+    info, joints = solved(pb)
+    assert info.segment.kind == kind
+    assert [axis for axis, _ in info.rotation_joints] == axes
+    if kind != "SWING":  # elbows and revolutes: the limits bound the angles directly
+        for _axis, joint in info.rotation_joints:
+            assert joints[joint][2:4] == (-0.4, 0.7)
+
+
+def test_a_bone_with_every_ik_axis_locked_keeps_its_rotation() -> None:
+    pb = StubPoseBone(
+        "arm", lock_ik_x=True, lock_ik_y=True, lock_ik_z=True, use_ik_limit_x=True,
+        ik_min_x=-0.5, ik_max_x=0.5,
+    )  # fmt: skip
+    info, joints = solved(pb)
+    assert info.param == "LOCAL" and joints == {} and info.keyed_rotation == ()
 
 
 def test_limit_rotation_intersects_ik_limits_and_sets_the_order() -> None:
@@ -139,7 +186,8 @@ def test_ik_locks_drop_axes_and_a_fully_locked_bone_keys_nothing() -> None:
 
 
 def test_limited_bone_gets_euler_angles_in_reverse_order_within_half_turns() -> None:
-    pb = StubPoseBone("arm", rotation_mode="ZXY", use_ik_limit_x=True, ik_min_x=-0.5, ik_max_x=1.0)
+    limit = StubLimitRotation(use_limit_x=True, min_x=-0.5, max_x=1.0)
+    pb = StubPoseBone("arm", rotation_mode="ZXY", constraints=[limit])
     info, joints = solved(pb)
     assert info.param == "ZXY"
     # R = R_Y R_X R_Z: the revolutes are added Y, X, Z.
@@ -175,13 +223,12 @@ def test_wide_euler_box_is_cut_to_blenders_branch_by_eight_rows() -> None:
 
 
 def test_narrow_euler_box_needs_no_branch_rows() -> None:
-    pb = StubPoseBone(
-        "arm",
-        rotation_mode="XYZ",
-        **{f"use_ik_limit_{a}": True for a in "xyz"},
-        **{f"ik_min_{a}": -1.0 for a in "xyz"},
-        **{f"ik_max_{a}": 1.0 for a in "xyz"},
+    limit = StubLimitRotation(
+        **{f"use_limit_{a}": True for a in "xyz"},
+        **{f"min_{a}": -1.0 for a in "xyz"},
+        **{f"max_{a}": 1.0 for a in "xyz"},
     )
+    pb = StubPoseBone("arm", rotation_mode="XYZ", constraints=[limit])
     fig = figure_for(pb)
     rig_joints.add_solved_bone(fig, pb, "c", False)
     assert fig.linear_constraints == ()

@@ -104,6 +104,20 @@ def test_explain_skips_what_the_model_reproduces() -> None:
     assert "bone 'b0' has a Limit Rotation constraint" in diagnose.explain(obj, spec)
 
 
+def test_interfering_lists_every_unmodelled_constraint_of_the_chain() -> None:
+    half = _constraint("COPY_ROTATION", name="Copy Rotation", influence=0.5)
+    transform = _constraint("TRANSFORM", name="Map")
+    local_limit = _constraint("LIMIT_ROTATION", influence=0.5)  # the joint limits
+    muted = _constraint("DAMPED_TRACK", mute=True)
+    obj, _spec, _target = _rig({"b2": [local_limit], "b1": [half, muted], "b0": [transform]})
+    assert diagnose.interfering(obj, "b2") == [
+        "bone 'b1': Copy Rotation 'Copy Rotation' (influence 0.5)",
+        "bone 'b0': Transformation 'Map'",
+    ]
+    assert diagnose.interfering(obj, "b0") == ["bone 'b0': Transformation 'Map'"]
+    assert diagnose.interfering(obj, "missing") == []
+
+
 def test_explain_drivers_inheritance_and_targets() -> None:
     obj, spec, _target = _rig(drivers=('pose.bones["b1"].rotation_euler',))
     assert diagnose.explain(obj, spec) == (

@@ -1,6 +1,7 @@
 """Fuzz of whole solves on random figures: the answer's guarantees hold for any input.
 
-Random trees of 1-15 segments with revolute, prismatic and ball joints, random
+Random trees of 1-15 segments with revolute, prismatic and ball joints (some
+segments not inheriting their parent's rotation), random
 (sometimes equal or one-sided) limits, rigidities up to 1, starts outside the
 limits and every goal type. For every solve: no limit is violated (locked and
 out-of-chain joints included), nothing is NaN, ``success`` holds exactly when
@@ -47,7 +48,9 @@ def random_task(draw: st.DrawFn) -> tuple[FigureCase, list[Constraint], np.ndarr
         name = f"s{i}"
         parent = None if i == 0 else f"s{int(rng.integers(0, i))}"
         translation = rng.normal(0.0, 0.4, 3) if parent else np.zeros(3)
-        fig.add_segment(name, parent=parent, translation=translation, rotation=random_rotation(rng))
+        inherit = parent is None or rng.random() > 0.25
+        rest = random_rotation(rng)
+        fig.add_segment(name, parent, translation, rest, inherit_rotation=inherit)
         parents[name] = parent
         kind = ("revolute", "revolute", "prismatic", "ball", "none")[int(rng.integers(5))]
         if i == 0 and kind == "none":

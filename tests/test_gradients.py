@@ -1,7 +1,8 @@
 """Analytic gradients (eqs. 3-4, 7-21, 24-27) against central differences.
 
 Every goal type is checked on random trees for every joint kind (revolute,
-prismatic, grouped), with goals carried by segments and with disjunctions; the
+prismatic, grouped), with segments that do not inherit rotation, with goals carried
+by segments and with disjunctions; the
 assembled sum (eq. 25), rigidity scaling (§11) and joint groups flow through
 the same check.
 """
@@ -45,7 +46,7 @@ def _segment_of(joint: str) -> str:
 @st.composite
 def single_constraint_cases(draw: st.DrawFn, goal_type: str, joint_kind: str):
     """A figure, one constraint moved by a joint of ``joint_kind``, and coordinates."""
-    case = draw(figure_cases(require_kind=joint_kind))
+    case = draw(figure_cases(require_kind=joint_kind, hinges=draw(st.booleans())))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     joints = _joints_of_kind(case, joint_kind)
     host = _segment_of(draw(st.sampled_from(joints)))
@@ -75,7 +76,7 @@ def test_gradient_matches_central_differences(goal_type: str, joint_kind: str, d
 @st.composite
 def multi_constraint_cases(draw: st.DrawFn):
     """A figure with random rigidities and 2-4 weighted constraints of any type."""
-    case = draw(figure_cases(max_segments=6))
+    case = draw(figure_cases(max_segments=6, hinges=draw(st.booleans())))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     fig = case.figure
     for name in fig.coordinate_names:
@@ -137,7 +138,9 @@ def _unscaled_twin(fig: Figure) -> Figure:
     twin = Figure()
     for seg in fig.segments:
         parent = None if seg.parent < 0 else fig.segments[seg.parent].name
-        twin.add_segment(seg.name, parent, seg.translation, seg.rotation)
+        twin.add_segment(
+            seg.name, parent, seg.translation, seg.rotation, inherit_rotation=seg.inherit_rotation
+        )
     for joint in fig.joints:
         add = twin.add_revolute if joint.kind == 0 else twin.add_prismatic
         add(fig.segments[joint.segment].name, joint.axis, joint.lower, joint.upper, name=joint.name)
@@ -209,7 +212,9 @@ def test_group_parameters_drive_joint_values(case: FigureCase, seed: int) -> Non
     twin = Figure()
     for seg in fig.segments:
         parent = None if seg.parent < 0 else fig.segments[seg.parent].name
-        twin.add_segment(seg.name, parent, seg.translation, seg.rotation)
+        twin.add_segment(
+            seg.name, parent, seg.translation, seg.rotation, inherit_rotation=seg.inherit_rotation
+        )
     for joint in fig.joints:
         add = twin.add_revolute if joint.kind == 0 else twin.add_prismatic
         add(fig.segments[joint.segment].name, joint.axis, name=joint.name)

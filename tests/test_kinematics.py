@@ -4,8 +4,9 @@ The reference walks the tree segment by segment, ``T_s = T_parent Rest_s M_1(q_1
 ... M_k(q_k)`` with each motion built by the matrix exponential's series, so it
 shares no code with :class:`solver.kinematics.Kinematics`. Figures mix revolute and
 prismatic joints, several joints per segment, joint-less segments between jointed
-ones, branches, and joints added to a segment after its children (so joint order is
-not the tree's order).
+ones, branches, joints added to a segment after its children (so joint order is
+not the tree's order), and segments that do not inherit rotation (their rest rotation
+is world-relative, their origin carried by the parent).
 """
 
 import numpy as np
@@ -43,6 +44,8 @@ def reference(fig: Figure, q: np.ndarray):
         rest = np.eye(4)
         rest[:3, :3], rest[:3, 3] = seg.rotation, seg.translation
         t = (frames[seg.parent] if seg.parent >= 0 else np.eye(4)) @ rest
+        if seg.parent >= 0 and not seg.inherit_rotation:
+            t[:3, :3] = seg.rotation  # world-relative rest rotation, origin as above
         for j in seg.joints:
             axes[j] = t[:3, :3] @ fig.joints[j].axis
             pivots[j] = t[:3, 3]
@@ -51,14 +54,20 @@ def reference(fig: Figure, q: np.ndarray):
     return np.array([frames[s] for s in range(len(fig.segments))]), axes, pivots
 
 
-def mixed_tree(seed: int) -> Figure:
+def mixed_tree(seed: int, hinge_share: float = 0.0) -> Figure:
+    """A random 9-segment tree; ``hinge_share`` of the segments do not inherit rotation."""
     rng = np.random.default_rng(seed)
     fig = Figure()
     names: list[str] = []
     for i in range(9):
         parent = None if not names else names[int(rng.integers(len(names)))]
         name = f"s{i}"
-        fig.add_segment(name, parent, rng.normal(size=3), random_rotation(rng))
+        # With a share, s3 is always one (its parent may have prismatic joints).
+        hinge = parent is not None and (rng.random() < hinge_share or (hinge_share and i == 3))
+        inherit = not hinge
+        fig.add_segment(
+            name, parent, rng.normal(size=3), random_rotation(rng), inherit_rotation=inherit
+        )
         names.append(name)
         if i % 4 != 2:  # some segments stay joint-less
             for k in range(int(rng.integers(1, 3))):
@@ -68,9 +77,12 @@ def mixed_tree(seed: int) -> Figure:
     return fig
 
 
+@pytest.mark.parametrize("hinge_share", [0.0, 0.4])
 @pytest.mark.parametrize("seed", range(6))
-def test_forward_pass_matches_the_segment_by_segment_reference(seed: int) -> None:
-    fig = mixed_tree(seed)
+def test_forward_pass_matches_the_segment_by_segment_reference(
+    seed: int, hinge_share: float
+) -> None:
+    fig = mixed_tree(seed, hinge_share)
     q = np.random.default_rng(100 + seed).uniform(-2, 2, len(fig.joints))
     frames = fig.kinematics.forward(q)
     ref_frames, ref_axes, ref_pivots = reference(fig, q)
@@ -86,10 +98,11 @@ def test_forward_pass_matches_the_segment_by_segment_reference(seed: int) -> Non
     assert np.allclose(frames.moving[~revolute], ref_axes[~revolute], atol=1e-12)
 
 
+@pytest.mark.parametrize("hinge_share", [0.0, 0.4])
 @pytest.mark.parametrize("seed", range(6))
-def test_columns_match_central_differences(seed: int) -> None:
+def test_columns_match_central_differences(seed: int, hinge_share: float) -> None:
     """d(point)/dq and d(direction)/dq for every segment, all joints as variables."""
-    fig = mixed_tree(seed)
+    fig = mixed_tree(seed, hinge_share)
     rng = np.random.default_rng(200 + seed)
     q = rng.uniform(-2, 2, len(fig.joints))
     local = np.vstack((rng.normal(size=3), random_unit(rng), random_unit(rng)))
@@ -105,15 +118,18 @@ def test_columns_match_central_differences(seed: int) -> None:
     for s in range(len(fig.segments)):
         moving = np.flatnonzero(kin.ancestors[s])  # joints above the segment
         coupling = np.eye(len(q))[moving]
-        cols = Kinematics.columns(frames, world(q, s).reshape(3, 3), True, moving, coupling)
+        cols = Kinematics.columns(
+            frames, world(q, s).reshape(3, 3), True, moving, coupling, kin.anchors(s, moving)
+        )
         numeric = np.array(
             [central_difference(lambda qq, i=i, s=s: world(qq, s)[i], q) for i in range(9)]
         )
         assert np.allclose(cols.reshape(9, -1), numeric, atol=1e-7), f"segment {s}"
 
 
-def test_set_rest_is_read_by_the_next_pass() -> None:
-    fig = mixed_tree(3)
+@pytest.mark.parametrize("hinge_share", [0.0, 0.5])
+def test_set_rest_is_read_by_the_next_pass(hinge_share: float) -> None:
+    fig = mixed_tree(3, hinge_share)
     q = np.zeros(len(fig.joints))
     fig.kinematics.forward(q)
     fig.set_rest("s1", translation=(0.0, 5.0, 0.0), rpy=(0.2, 0.0, 0.0))  # jointed
@@ -123,3 +139,39 @@ def test_set_rest_is_read_by_the_next_pass() -> None:
     expected = reference(fig, q)[0]
     assert np.allclose(frames.origins, expected[:, :3, 3], atol=1e-12)
     assert np.allclose(frames.rotations, expected[:, :3, :3], atol=1e-12)
+
+
+def test_a_segment_that_does_not_inherit_rotation_in_closed_form() -> None:
+    """Arm: ``upper`` turns by ``a`` about z; ``lower`` (1 along x, no inherited rotation,
+    rest rotation ``R0`` in world) turns by ``b`` about its own x; ``hand`` 2 along its
+    parent's y. Then ``lower`` sits at ``(cos a, sin a, 0)`` with rotation ``R0 Rx(b)``,
+    whatever ``a``, and ``hand`` at that origin plus ``2 R0 Rx(b) e_y``."""
+    r0 = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])  # Rz(90 deg)
+    fig = Figure()
+    fig.add_segment("upper")
+    fig.add_revolute("upper", "z", name="a")
+    fig.add_segment("lower", "upper", (1.0, 0.0, 0.0), r0, inherit_rotation=False)
+    fig.add_revolute("lower", "x", name="b")
+    fig.add_segment("hand", "lower", (0.0, 2.0, 0.0))
+    for a, b in [(0.0, 0.0), (0.7, 0.0), (-2.1, 0.4), (1.3, -1.0)]:
+        frames = fig.forward([a, b])
+        rx = np.array([[1, 0, 0], [0, np.cos(b), -np.sin(b)], [0, np.sin(b), np.cos(b)]])
+        lower = np.array([np.cos(a), np.sin(a), 0.0])
+        assert np.allclose(frames["lower"][:3, 3], lower, atol=1e-14)
+        assert np.allclose(frames["lower"][:3, :3], r0 @ rx, atol=1e-14)
+        assert np.allclose(frames["hand"][:3, :3], r0 @ rx, atol=1e-14)
+        hand = lower + 2.0 * (r0 @ rx)[:, 1]
+        assert np.allclose(frames["hand"][:3, 3], hand, atol=1e-14)
+
+
+def test_the_option_on_a_root_segment_changes_nothing() -> None:
+    """A root's rest rotation is world-relative either way."""
+    frames = []
+    for inherit in (True, False):
+        fig = Figure()
+        fig.add_segment("root", None, (1, 2, 3), rpy=(0.3, 0.2, 0.1), inherit_rotation=inherit)
+        fig.add_revolute("root", "y")
+        fig.add_segment("tip", "root", (0.0, 1.0, 0.0))
+        frames.append(fig.forward([0.8]))
+    for name in ("root", "tip"):
+        assert np.allclose(frames[0][name], frames[1][name], atol=1e-15)

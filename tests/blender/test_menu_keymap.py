@@ -263,7 +263,7 @@ def test_reload_scripts_leaves_one_registration(extension_zip: Path, tmp_path: P
     first, *reloaded = json.loads(lines[0].removeprefix("RESULT"))
     assert first["keys"] == ["reach.solve"]
     assert first["menus"] == ["draw_in_pose_menu"]
-    assert first["draw_handlers"] == 0
+    assert first["draw_handlers"] == 1
     assert len(first["handlers"]) == len(set(first["handlers"])) >= 1
     for state in reloaded:
         assert state == first

@@ -10,81 +10,10 @@ import bpy
 import numpy as np
 
 from tests.blender.conftest import run_op, world_bone_matrix, world_bone_tail
+from tests.blender.panel_draw import Recorder, draw_panels
 from tests.blender.reach_scenes import activate, add_constraint, add_empty, make_chain
 
 TIP = 1e-4
-
-
-ICONS = {
-    item.identifier
-    for item in bpy.types.UILayout.bl_rna.functions["label"].parameters["icon"].enum_items
-}
-
-
-class _Recorder:
-    """A stand-in ``UILayout`` that checks every property, operator and icon the panel names."""
-
-    def __init__(self, log: list) -> None:
-        self.log = log
-
-    @staticmethod
-    def _icon(kwargs: dict) -> None:
-        assert kwargs.get("icon", "NONE") in ICONS, kwargs["icon"]
-
-    def _child(self, *args: object, **kwargs: object) -> _Recorder:
-        return _Recorder(self.log)
-
-    row = column = box = split = _child
-
-    def separator(self, *args: object, **kwargs: object) -> None:
-        pass
-
-    def label(self, *, text: str = "", icon: str = "NONE") -> None:
-        self._icon({"icon": icon})
-        self.log.append(("label", text))
-
-    def prop(self, data: object, name: str, **kwargs: object) -> None:
-        assert name in data.bl_rna.properties, f"{data!r} has no property {name!r}"
-        self._icon(kwargs)
-        self.log.append(("prop", name))
-
-    def prop_search(
-        self, data: object, name: str, search: object, collection: str, **kw: object
-    ) -> None:
-        assert name in data.bl_rna.properties, name
-        assert collection in search.bl_rna.properties, collection
-        self.log.append(("prop_search", name))
-
-    def template_list(self, list_type: str, list_id: str, data: object, prop: str,
-                      active_data: object, active_prop: str, **kw: object) -> None:  # fmt: skip
-        assert hasattr(bpy.types, list_type), list_type
-        assert prop in data.bl_rna.properties and active_prop in active_data.bl_rna.properties
-        self.log.append(("list", prop))
-
-    def operator(self, idname: str, **kwargs: object) -> object:
-        module, name = idname.split(".")
-        op = getattr(getattr(bpy.ops, module), name)
-        props = op.get_rna_type().properties
-        self._icon(kwargs)
-        self.log.append(("operator", idname))
-
-        class _Props:
-            def __setattr__(self, key: str, value: object) -> None:
-                assert key in props, f"{idname} has no property {key!r}"
-
-        return _Props()
-
-
-def _draw_all(obj: bpy.types.Object, extension: ModuleType) -> list:
-    log: list = []
-    panel_module = extension.panels.reach_panel
-    for cls in panel_module.classes:
-        if not issubclass(cls, bpy.types.Panel):
-            continue
-        assert cls.poll(bpy.context)
-        fake = type("FakePanel", (), {"layout": _Recorder(log)})()
-        cls.draw(fake, bpy.context)
-    return log
 
 
 def test_panel_draws_every_section(clean_scene: bpy.types.Scene, extension: ModuleType) -> None:
@@ -93,11 +22,11 @@ def test_panel_draws_every_section(clean_scene: bpy.types.Scene, extension: Modu
     for goal in ("POSITION", "AIM", "LINE", "POSITION_ORIENTATION"):
         add_constraint(obj, "b2", target, goal)
     obj.data.bones.active = obj.data.bones["b1"]
-    log = _draw_all(obj, extension)
+    log = draw_panels(extension)
     assert ("label", "Not solved yet") in log
     run_op(bpy.ops.reach.solve)
     obj.reach_ik.active_index = 1
-    log = _draw_all(obj, extension)
+    log = draw_panels(extension)
     assert ("prop", "aim_axis") in log and ("list", "constraints") in log
     assert ("prop", "use_rigidity") in log
     labels = [text for kind, text in log if kind == "label"]
@@ -110,7 +39,7 @@ def test_panel_draws_a_bake_report(clean_scene: bpy.types.Scene, extension: Modu
     add_constraint(obj, "b2", add_empty("T", (1.0, 0.5, 2.0)), "POSITION")
     clean_scene.frame_start, clean_scene.frame_end = 1, 3
     run_op(bpy.ops.reach.bake)
-    labels = [text for kind, text in _draw_all(obj, extension) if kind == "label"]
+    labels = [text for kind, text in draw_panels(extension) if kind == "label"]
     assert "Baked 3 frames: every goal reached (measured on Blender's pose)" in labels
     assert sum(text.startswith("b2 Position: ") for text in labels) == 1
     assert len(obj.reach_ik.residuals) == 0  # the result is runtime state, not ID data
@@ -122,7 +51,7 @@ def test_list_rows_draw(clean_scene: bpy.types.Scene, extension: ModuleType) -> 
     log: list = []
     ui_list = extension.panels.reach_panel.REACH_UL_constraints
     # Blender calls draw_item with every argument, flt_flag included.
-    ui_list.draw_item(None, bpy.context, _Recorder(log), obj.reach_ik, item, 0, obj.reach_ik,
+    ui_list.draw_item(None, bpy.context, Recorder(log), obj.reach_ik, item, 0, obj.reach_ik,
                       "active_index", 0, 0)  # fmt: skip
     assert ("prop", "enabled") in log and ("label", "Half Space") in log
 
