@@ -38,6 +38,7 @@ from .bake_report import BakeError, BakeReport, Worst, describe, fold
 from .diagnose import explain
 from .measure import measure
 from .playback import builtin_ik, overrides
+from .pole_start import start_at_poles
 from .restore import SceneState
 from .rig import Rig, RigError, build_rig, solver_options
 
@@ -216,6 +217,7 @@ class BakeJob:
             rig.push_rest()
             rig.update_targets()
         check_targets(rig)
+        start_at_poles(rig)  # converted pole chains start where Blender's IK starts
         result = self.solver.solve(rig.initial())
         rig.apply(result)
         channels = rig.channels(self.previous)
