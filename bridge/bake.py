@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import solver
-from . import keys, rotations
+from . import busy, keys, rotations
 from .bake_report import BakeError, BakeReport, Worst, describe, fold
 from .bake_target import TARGETS, BakeTarget
 from .diagnose import explain
@@ -161,6 +161,7 @@ class BakeJob:
         if target not in TARGETS:
             raise BakeError(f"Reach bake: target must be one of {TARGETS}, not {target!r}")
         self.obj = obj
+        busy.hold(obj)  # until cancel() or finish(): live posing leaves the armature alone
         self.scene = scene
         self.mode = mode
         self.depsgraph = depsgraph
@@ -286,7 +287,10 @@ class BakeJob:
                 if target is not None:
                     target.undo()
             finally:
-                self.state.restore()
+                try:
+                    self.state.restore()
+                finally:
+                    busy.release(self.obj)
 
     def finish(self) -> BakeReport:
         """Restore the frame and the pose of unkeyed channels; return the report.
@@ -301,6 +305,7 @@ class BakeJob:
         except Exception as exc:
             self._fail(exc, " failed while restoring the frame", None)
         self.closed = True
+        busy.release(self.obj)
         return BakeReport(
             frames=tuple(self.frames),
             constraints=tuple(c.name for c in self.rig.constraints),

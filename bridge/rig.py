@@ -10,15 +10,21 @@ times the object's uniform scale) times the bone's current ``matrix_basis`` (loc
 for connected bones, as Blender does; pose scale is not modelled, except the scale an IK
 Stretch writes: see :mod:`.rig_stretch`).
 
-Parametrisation of a solved bone's rotation (why two kinds):
+Parametrisation of a solved bone's rotation (why three kinds):
 ``LOCAL``  -- bones without limits: three revolutes about the bone's own X, Y, Z axes,
     relinearised around the current pose (``Figure.set_rest`` moves the pose into the rest
     rotation, the joints start at 0) at the start of every solve, and during a bake whenever
     a joint has turned more than ``REBASE_ANGLE``. The joints never get near a singularity,
     so a bone already turned 90 degrees still moves freely in every direction (Euler angles
     in the channels would gimbal-lock there). ``lock_ik_*`` drops that axis.
-``EULER``  -- bones with limits (IK limits or an enabled local-space Limit Rotation
-    constraint) or with ``lock_rotation`` on an Euler channel: absolute Euler angles in the
+``IK_SEGMENT`` -- bones with IK limits (and neither of the next kind's settings): the
+    segment Blender's Standard IK makes of the bone for its ``lock_ik_*`` (spherical, swing,
+    elbow or revolute), with the limits in Blender's meaning: X/Z bound the swing quaternion
+    as an ellipse (an inscribed polygon of linear constraints), Y the twist, an elbow's
+    angles directly. See :mod:`.ik_limits`.
+``EULER``  -- bones with an enabled local-space Limit Rotation constraint or with
+    ``lock_rotation`` on an Euler channel (their IK limits, if any, join the box as Euler
+    bounds: Blender shows the Limit Rotation's box, which must hold): absolute Euler angles in the
     order Blender's Limit Rotation uses (its ``euler_order``; ``AUTO`` = the bone's Euler
     rotation mode, ``XYZ`` for quaternion / axis-angle bones). Order ``"ABC"`` means
     ``R = R_C R_B R_A``, so the revolutes are added C, B, A. Each angle is bounded to

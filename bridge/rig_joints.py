@@ -1,7 +1,8 @@
 """Part of the bridge (:mod:`.rig`): one solved bone's joints, and its pose channels.
 
-See :mod:`.rig` for the two parametrisations (``LOCAL`` relinearised axes, ``EULER`` angles in
-Limit Rotation's order) and why.
+See :mod:`.rig` for the three parametrisations (``LOCAL`` relinearised axes, ``IK_SEGMENT``
+Blender's IK segment with its limits, :mod:`.ik_limits`; ``EULER`` angles in Limit Rotation's
+order) and why.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import solver
-from . import bake, convert, keys
+from . import bake, busy, convert, keys
 from .bake import BakeReport
 from .convert import Conversion
 from .correction import Corrector
@@ -177,6 +177,10 @@ class RigSession:
             RigError: a target was deleted or is not finite, an aim target sits on its
                 effector.
         """
+        with busy.holding(self.obj):  # live posing leaves the armature alone meanwhile
+            return self._solve_frame(insert_keys, frame)
+
+    def _solve_frame(self, insert_keys: bool, frame: float | None) -> FrameReport:
         rig = self.rig
         if not self._fresh:
             self.refresh()

@@ -102,6 +102,24 @@ def test_a_target_carried_by_a_solved_bone_is_solved_exactly(
     assert miss <= obj.reach_ik.tolerance and angle <= obj.reach_ik.angle_tolerance
 
 
+@pytest.mark.parametrize("scale", [(0.5, 0.5, 0.5), (-1.0, 1.0, 1.0)], ids=["scaled", "mirrored"])
+def test_a_carried_target_on_a_scaled_or_mirrored_armature_is_exact(
+    clean_scene: bpy.types.Scene, scale: tuple
+) -> None:
+    """The offset from the bone's tail scales with the armature and survives a reflection."""
+    obj = make_chain()
+    obj.scale = scale
+    bpy.context.view_layer.update()
+    target = _under_a_bone_parented_object(obj)
+    add_constraint(obj, "b2", target, "POSITION_ORIENTATION", chain_mode="ALL")
+    activate(obj)
+    run_op(bpy.ops.reach.solve)
+    report = last_report(obj)
+    miss, angle = _drawn_miss(obj, target)
+    assert report.passes == 0 and report.satisfied
+    assert miss <= obj.reach_ik.tolerance and angle <= obj.reach_ik.angle_tolerance
+
+
 def _add_prop_bone(obj: bpy.types.Object) -> None:
     """Bone "prop" below b0 (not in the chain), its tail in reach of b2's tail."""
     activate(obj)
