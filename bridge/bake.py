@@ -7,12 +7,12 @@ last one, then plays each frame back to measure the residuals on Blender's evalu
 with a progress callback.
 
 Start pose (why a bake is deterministic). The first frame is solved from the solved
-channels' **rest** values (identity rotation, zero location for solved location channels),
-whatever the current pose or the keys already on those channels; every later frame starts
-from the previous frame's solution (warm start). Everything else the solve reads (unsolved
-bones, targets) comes from the scene's animation evaluated at that frame. So baking the same
-shot twice, or after saving and reloading the file, writes identical keys: a re-bake does not
-start from the pose an earlier bake keyed.
+channels' **rest** values (identity rotation, zero location for solved location channels,
+no stretch), whatever the current pose or the keys already on those channels; every later
+frame starts from the previous frame's solution (warm start). Everything else the solve
+reads (unsolved bones, targets) comes from the scene's animation evaluated at that frame. So
+baking the same shot twice, or after saving and reloading the file, writes identical keys: a
+re-bake does not start from the pose an earlier bake keyed.
 
 Failure and cancel. The scene state the bake may change is captured first
 (:class:`.restore.SceneState`). Any exception — a :class:`.rig.RigError`, a solver error or
@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import solver
-from . import keys, rotations
+from . import busy, keys, rotations
 from .bake_report import BakeError, BakeReport, Worst, describe, fold
+from .bake_target import TARGETS, BakeTarget
 from .diagnose import explain
 from .measure import measure
 from .playback import builtin_ik, overrides
@@ -43,6 +44,8 @@ from .restore import SceneState
 from .rig import Rig, RigError, build_rig, solver_options
 
 if TYPE_CHECKING:  # annotations only: bpy objects are passed in
+    from collections.abc import Collection
+
     from bpy.types import Depsgraph, Object, Scene
 
     from ..operators.properties import ReachSettings
@@ -77,18 +80,33 @@ def check_targets(rig: Rig) -> None:
             )
 
 
+def only_bones(channels: list[keys.ChannelKey], bones: Collection[str]) -> list[keys.ChannelKey]:
+    """The ``channels`` of ``bones`` only; RigError when no solved bone is among them."""
+    wanted = set(bones)
+    kept = [channel for channel in channels if channel[2] in wanted]
+    if not kept:
+        solved = sorted({group for _path, _index, group in channels})
+        raise RigError(
+            "none of the selected bones is solved by these constraints "
+            f"(solved: {', '.join(solved)})"
+        )
+    return kept
+
+
 def start_from_rest(rig: Rig) -> dict[str, np.ndarray]:
     """Put the rig's solved channels at rest; return their rest rotation channels per bone.
 
     This is the start pose of a bake (see the module docstring): identity rotation, zero
-    location on solved location channels. The returned channels seed the Euler / quaternion
-    continuity of the first frame.
+    location on solved location channels, stretch 1. The returned channels seed the Euler /
+    quaternion continuity of the first frame.
     """
     previous = {}
     for name, info in rig.solved.items():
         rig.rotation[name] = np.eye(3)
         for axis, _joint in info.location_joints:
             rig.location[name][axis] = 0.0
+        if info.stretch is not None:
+            rig.stretch[name] = 1.0
         rig.base.pop(name, None)
         rig.local_values.pop(name, None)
         previous[name] = rotations.rotation_to_channels(np.eye(3), info.rotation_mode)
@@ -116,6 +134,10 @@ class BakeJob:
             cannot hold the bake up, and ESC in the modal bake is seen between frames).
             A frame that hits it keeps the best pose found and is listed in the report:
             only such frames can depend on the machine's speed.
+        target: where the keys go, one of :data:`.bake_target.TARGETS` (the current
+            action, a new action, a new NLA strip).
+        bones: key only the channels of these bones (the solve still moves every chain
+            bone; the others show their own animation on playback); None keys them all.
 
     Raises:
         BakeError: the rig cannot be solved (the scene is left as it was).
@@ -124,7 +146,8 @@ class BakeJob:
     def __init__(self, obj: Object, settings: ReachSettings, frames: Sequence[int], mode: str, *,
                  scene: Scene, only_selected: bool = False,
                  depsgraph: Depsgraph | None = None,
-                 time_limit: float = TIME_LIMIT) -> None:  # fmt: skip
+                 time_limit: float = TIME_LIMIT, target: str = "CURRENT",
+                 bones: Collection[str] | None = None) -> None:  # fmt: skip
         try:
             self.frames = [int(f) for f in frames]
         except (TypeError, ValueError):
@@ -135,7 +158,10 @@ class BakeJob:
             raise BakeError(f"Reach bake: mode must be one of {MODES}, not {mode!r}")
         if not (isinstance(time_limit, int | float) and time_limit > 0.0):  # NaN fails too
             raise BakeError(f"Reach bake: time_limit must be a positive number, not {time_limit!r}")
+        if target not in TARGETS:
+            raise BakeError(f"Reach bake: target must be one of {TARGETS}, not {target!r}")
         self.obj = obj
+        busy.hold(obj)  # until cancel() or finish(): live posing leaves the armature alone
         self.scene = scene
         self.mode = mode
         self.depsgraph = depsgraph
@@ -159,6 +185,9 @@ class BakeJob:
             options = {**solver_options(settings), "restarts": RESTARTS, "time_limit": time_limit}
             self.solver = solver.Solver(self.rig.figure, self.rig.constraints, **options)
             self.channels = keys.solved_channels(self.rig)
+            if bones is not None:
+                self.channels = only_bones(self.channels, bones)
+            self.target = BakeTarget(obj, target, self.frames[0])
             self.state.save_channels((path, index) for path, index, _group in self.channels)
             self.state.mute(builtin_ik(self.rig))
             self.previous = start_from_rest(self.rig)
@@ -219,7 +248,7 @@ class BakeJob:
         result = self.solver.solve(rig.initial())
         rig.apply(result)
         channels = rig.channels(self.previous)
-        self.previous = {name: rot for name, (rot, _loc) in channels.items()}
+        self.previous = {name: bone.rotation for name, bone in channels.items()}
         column = [keys.channel_value(channels, *key) for key in self.channels]
         if not np.all(np.isfinite(column)):
             raise RigError("the solve gave non-finite channel values")
@@ -234,9 +263,15 @@ class BakeJob:
         """Key every frame; unmute Blender's IK (playback state from here on)."""
         frames = np.array(self.frames, dtype=float)
         data = {key: (frames, self.values[row]) for row, key in enumerate(self.channels)}
-        self.n_keys = keys.write_keys(self.obj, data, (frames[0], frames[-1]), self.mode)
+        self.n_keys = self.target.write(
+            lambda: keys.write_keys(self.obj, data, (frames[0], frames[-1]), self.mode)
+        )
         self.state.unmute()
-        self.overrides = overrides(self.rig, [(p, i) for p, i, _group in self.channels])
+        paths = [(p, i) for p, i, _group in self.channels]
+        self.overrides = overrides(self.rig, paths)
+        note = self.target.note(paths)
+        if note is not None:
+            self.overrides.append(note)
 
     def _measure(self, frame: int) -> None:
         assert self.depsgraph is not None, "measuring steps run only with a depsgraph"
@@ -247,7 +282,15 @@ class BakeJob:
         """Stop and put the scene back as it was (idempotent): nothing is written."""
         if not self.closed:
             self.closed = True
-            self.state.restore()
+            target = getattr(self, "target", None)  # None when the setup itself failed
+            try:
+                if target is not None:
+                    target.undo()
+            finally:
+                try:
+                    self.state.restore()
+                finally:
+                    busy.release(self.obj)
 
     def finish(self) -> BakeReport:
         """Restore the frame and the pose of unkeyed channels; return the report.
@@ -262,6 +305,7 @@ class BakeJob:
         except Exception as exc:
             self._fail(exc, " failed while restoring the frame", None)
         self.closed = True
+        busy.release(self.obj)
         return BakeReport(
             frames=tuple(self.frames),
             constraints=tuple(c.name for c in self.rig.constraints),
@@ -294,14 +338,16 @@ class BakeJob:
 def bake(obj: Object, settings: ReachSettings, frames: Sequence[int], mode: str = "REPLACE",
          progress: Callable[[int, int], None] | None = None, *, scene: Scene,
          only_selected: bool = False, depsgraph: Depsgraph | None = None,
-         time_limit: float = TIME_LIMIT) -> BakeReport:  # fmt: skip
+         time_limit: float = TIME_LIMIT, target: str = "CURRENT",
+         bones: Collection[str] | None = None) -> BakeReport:  # fmt: skip
     """Bake ``frames`` in one go; ``progress(done, total)`` is called after every step.
 
     Arguments as for :class:`BakeJob`. Any exception (from the bake or from ``progress``)
     restores the scene; Reach's and others are raised as :class:`BakeError`.
     """
     job = BakeJob(obj, settings, frames, mode, scene=scene, only_selected=only_selected,
-                  depsgraph=depsgraph, time_limit=time_limit)  # fmt: skip
+                  depsgraph=depsgraph, time_limit=time_limit, target=target,
+                  bones=bones)  # fmt: skip
     try:
         while not job.done:
             job.step()
