@@ -97,8 +97,8 @@ class Corrector:
             rig: the :class:`.rig.Rig` (its pose is the one Blender evaluated).
             spec: the constraint to correct; goals carried by a bone are left as they are.
             measured: its residual on Blender's pose (carries the evaluated effector).
-            model_frame: (4, 4) the effector bone's world frame in the model at the solution
-                (``figure.forward(result.x)[spec.bone]``).
+            model_frame: (4, 4) the effector segment's world frame in the model at the solution
+                (``figure.forward(result.x)[spec.effector_segment]``).
             depsgraph: the evaluated depsgraph the pose was measured on.
         """
         p_blender, r_blender = _blender_frame(rig, spec, measured, depsgraph)
