@@ -6,6 +6,7 @@ bone, let Blender update the view layer, and read the evaluated pose.
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 
 import bpy
@@ -97,6 +98,8 @@ def test_a_solve_stopped_early_writes_the_best_pose_and_continues(
     bpy.context.view_layer.update()
     misses = [miss(obj, target)]
     assert state.unfinished and TOLERANCE < misses[0] < before  # the best pose so far
+    handlers = importlib.import_module(f"{extension.__name__}.operators.live_handlers")
+    assert bpy.app.timers.is_registered(handlers.resume)  # it goes on without another edit
     for _ in range(60):
         if not state.unfinished:
             break
