@@ -7,7 +7,12 @@ too: see :func:`.rig_goals.model_mirror`). One segment per bone, at the bone's h
 bone's pose axes; its rest transform relative to the parent segment is the bone's rest offset
 (``parent.matrix_local^-1 @ bone.matrix_local``, object transform applied to roots, lengths
 times the object's uniform scale) times the bone's current ``matrix_basis`` (location ignored
-for connected bones, as Blender does; pose scale is not modelled).
+for connected bones, as Blender does). A bone with *Inherit Rotation* off is a segment that
+does not inherit rotation (``Figure.add_segment(inherit_rotation=False)``): its world rest
+rotation is the object's rotation times its own armature-space rest rotation, which is what
+Blender composes from the parent's rest matrix. Pose scale and the *Inherit Scale* modes are
+folded into lengths (child offsets times the parent's scale, end-effector points times the
+bone's own): see :mod:`.rig_scale` for what is exact.
 
 Parametrisation of a solved bone's rotation (why two kinds):
 ``LOCAL``  -- bones without limits: three revolutes about the bone's own X, Y, Z axes,
@@ -50,6 +55,7 @@ from .rig_joints import (
     rotation_values,
     set_rotation_values,
 )
+from .rig_scale import bone_scales
 from .settings import armature_data
 
 if TYPE_CHECKING:
@@ -86,6 +92,10 @@ class Rig:
     base: dict[str, np.ndarray] = field(default_factory=dict)
     local_values: dict[str, np.ndarray] = field(default_factory=dict)
     pushed: dict[str, tuple[np.ndarray | None, np.ndarray]] = field(default_factory=dict)
+    # Pose scale folded into lengths (bone -> (3,) along its axes, see .rig_scale), and the
+    # armature-space rest rotation (3, 3) of each bone that does not inherit rotation.
+    scales: dict[str, np.ndarray] = field(default_factory=dict)
+    hinge_rest: dict[str, np.ndarray] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ state
     def read_pose(self, solved_too: bool) -> None:
@@ -133,6 +143,10 @@ class Rig:
             if bone.parent is None:
                 translation = t_obj + r_obj @ translation
                 rotation = r_obj @ rotation
+            else:  # Blender places the head with the parent's full (scaled) pose matrix
+                translation = self.scales.get(bone.parent.name, 1.0) * translation
+                if name in self.hinge_rest:  # rotation relative to the world, not the parent
+                    rotation = r_obj @ self.hinge_rest[name]
             if info is not None and info.param != "LOCAL":
                 self._set_rest(name, translation, rotation)
                 continue
@@ -279,6 +293,7 @@ def build_rig(
             raise RigError(f"Constraint '{owner}': bone '{name}' has zero length")
     fig = solver.Figure()
     offsets = {}
+    hinge_rest = {}
     for name in order:
         bone = bones_by_name[name]
         local = np.array(bone.matrix_local, dtype=float)
@@ -289,21 +304,18 @@ def build_rig(
             offsets[name] = _rigid_inverse(np.array(bone.parent.matrix_local, dtype=float)) @ local
             parent_seg = bone.parent.name
         offsets[name][:3, :3] = rotations.orthonormalize(offsets[name][:3, :3])
+        inherit = bone.parent is None or bone.use_inherit_rotation
+        if not inherit:
+            hinge_rest[name] = rotations.orthonormalize(local[:3, :3])
         if name in plan.chain_bones:
             helper = location_segment(
                 obj.pose.bones[name], plan.chain_bones[name], settings.use_root_translation
             )
-            if helper is not None:
-                fig.add_segment(helper, parent_seg)
-                parent_seg = helper
-        fig.add_segment(name, parent_seg)
+            if helper is not None:  # the helper carries the rest transform and the flag
+                fig.add_segment(helper, parent_seg, inherit_rotation=inherit)
+                parent_seg, inherit = helper, True
+        fig.add_segment(name, parent_seg, inherit_rotation=inherit)
     notes: list[str] = []
-    for name in order:  # what the figure does not model, said once per solve
-        pb, bone = obj.pose.bones[name], bones_by_name[name]
-        if np.abs(np.array(pb.scale) - 1.0).max() > 1e-6:
-            notes.append(f"pose scale of bone '{name}' is not modelled")
-        if not bone.use_inherit_rotation:
-            notes.append(f"bone '{name}' does not inherit rotation: not modelled")
     solved = {}
     for name in order:
         if name in plan.chain_bones:
@@ -312,8 +324,16 @@ def build_rig(
                 settings.use_root_translation, notes,
             )  # fmt: skip
     check_chains_move(obj, fig, plan.specs, solved, RigError)
+    sliding = {name for name, info in solved.items() if info.location_joints}
+    scales = bone_scales(obj, order, sliding)
+    for name in order:  # what the figure does not model, said once per solve
+        reason = scales[name].reason
+        if reason and reason not in notes:
+            notes.append(reason)
     rig = Rig(obj, fig, [], plan.bindings, order, solved, scale, {}, {}, offsets, notes)
     rig.specs = plan.specs
+    rig.scales = {name: bone_scale.scale for name, bone_scale in scales.items()}
+    rig.hinge_rest = hinge_rest
     rig.read_pose(solved_too=True)
     rig.push_rest()
     rig.update_targets()
@@ -322,7 +342,7 @@ def build_rig(
         if root is not None and root.location_segment is not None:
             spec.root = root.location_segment  # the chain root's location joints sit there
     try:
-        rig.constraints = plan.make_constraints()
+        rig.constraints = plan.make_constraints(rig.scales)
     except solver.ReachError as exc:
         raise RigError(str(exc)) from None
     plan.check_aim(rig, RigError)
