@@ -55,12 +55,13 @@ tube: $(VENV)/.installed
 	$(PY) -m examples.tube
 
 # One BLAS thread: the solvers' small matrices gain nothing from threads, and an
-# oversubscribed thread pool makes timings noisy. Applies to every peer alike.
+# oversubscribed thread pool makes timings noisy. Applies to every peer alike (Blender's own
+# IK in bench-blender is C++ and uses no BLAS).
 bench: $(VENV)/.installed
 	OPENBLAS_NUM_THREADS=1 $(PY) -m bench
 
 bench-blender: $(VENV)/.installed
-	$(PY) -m bench.blender_bake
+	OPENBLAS_NUM_THREADS=1 $(PY) -m bench.blender_bake
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

@@ -4,8 +4,11 @@ Run as ``.venv/bin/python -m bench.blender_bake``. In one process:
 
 1. the demo scene (Rigify metarig, 51 DOF, 5 constraints, 120 frames of animated targets)
    baked with ``bpy.ops.reach.bake`` (solving + bulk key writing), best and median of runs;
-2. ``bpy.ops.reach.solve`` at single frames of the same rig (the whole operator: reading the
-   rig, building the problem, solving, writing the pose), median and p95 in ms;
+2. a solve at single frames of the same rig, each from the pose baked two frames earlier
+   (read the scene, solve, write the pose, measure it on Blender's evaluated pose): through
+   ``bpy.ops.reach.solve`` (the whole operator), through ``RigSession.solve_frame`` on the
+   session :mod:`bridge.session_cache` keeps, and on a session built for every solve;
+   median and p95 of wall and CPU time (this thread's) in ms;
 3. the same motion driven by Blender's built-in IK constraints (hands and feet, same chains,
    Damped Track for the look-at) baked with ``bpy.ops.nla.bake`` (visual keying), and the
    ratio of frame rates. Tip errors of both bakes are printed too.
@@ -13,8 +16,10 @@ Run as ``.venv/bin/python -m bench.blender_bake``. In one process:
 
 from __future__ import annotations
 
+import importlib
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +33,7 @@ from examples.blender_demo import (
 )
 
 RUNS = 3
+EXTENSION = "bl_ext.user_default.reach_ik"
 RESULTS = Path(__file__).resolve().parent / "BLENDER_RESULTS.md"
 
 
@@ -68,21 +74,77 @@ def bench_reach_bake(rig: object) -> list[float]:
     return rates
 
 
-def bench_solve_at_frame(rig: object) -> list[float]:
-    """Milliseconds of ``reach.solve`` at frames across the range (pose then reset by frame)."""
+def _baked_poses(rig: object) -> dict[int, list[object]]:
+    """Every pose bone's ``matrix_basis`` at every frame of the baked range."""
+    import bpy
+
+    poses = {}
+    for frame in range(1, FRAMES + 1):
+        bpy.context.scene.frame_set(frame)
+        poses[frame] = [pb.matrix_basis.copy() for pb in rig.pose.bones]
+    return poses
+
+
+def bench_solve_at_frame(
+    rig: object, solve: Callable[[], object]
+) -> tuple[list[float], list[float]]:
+    """Wall and CPU milliseconds of ``solve()`` at frames across the range, each from the pose
+    baked two frames earlier (so every solve iterates: the targets have moved since).
+
+    The rig's action is detached first, so the pose written before a solve is the one the
+    solve starts from (a keyed pose would be re-evaluated from its keys); it is put back.
+    """
     import bpy
 
     scene = bpy.context.scene
-    times = []
-    for frame in list(range(1, FRAMES + 1, 4)) * 2:
-        scene.frame_set(frame)  # the baked keys put the rig near, not at, the new targets
-        scene.frame_set(max(1, frame - 2))
-        scene.frame_current = frame  # targets of `frame`, pose of two frames earlier
+    poses = _baked_poses(rig)
+    action, rig.animation_data.action = rig.animation_data.action, None
+    wall, cpu = [], []
+    for frame in list(range(3, FRAMES + 1, 4)) * 2:
+        scene.frame_set(frame)  # the targets of `frame`
+        for pb, matrix in zip(rig.pose.bones, poses[frame - 2], strict=True):
+            pb.matrix_basis = matrix
         bpy.context.view_layer.update()
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        solve()
+        cpu.append(1000.0 * (time.thread_time() - start_cpu))
+        wall.append(1000.0 * (time.perf_counter() - start))
+    rig.animation_data.action = action
+    return wall, cpu
+
+
+def _solvers(rig: object) -> dict[str, Callable[[], object]]:
+    """The three ways a frame is solved: the Solve operator, ``RigSession.solve_frame`` on
+    the kept session, and on a session built for every solve (the cost of the build)."""
+    import bpy
+
+    cache = importlib.import_module(f"{EXTENSION}.bridge.session_cache")
+    session = importlib.import_module(f"{EXTENSION}.bridge.session")
+    args = (rig, rig.reach_ik, bpy.context.scene, bpy.context.view_layer)
+
+    def operator() -> object:
         assert bpy.ops.reach.solve() == {"FINISHED"}
-        times.append(1000.0 * (time.perf_counter() - start))
-    return times
+        return None
+
+    def kept() -> object:
+        return cache.session_for(*args).solve_frame()
+
+    def rebuilt() -> object:
+        return session.RigSession(*args).solve_frame()
+
+    return {
+        "reach.solve (operator)": operator,
+        "solve_frame (kept session)": kept,
+        "solve_frame (built each time)": rebuilt,
+    }
+
+
+def _row(label: str, wall: list[float], cpu: list[float]) -> str:
+    return (
+        f"{label + ':':31s}median {statistics.median(wall):6.2f} ms, p95 "
+        f"{np.percentile(wall, 95):6.2f} ms; CPU median {statistics.median(cpu):6.2f} ms, p95 "
+        f"{np.percentile(cpu, 95):6.2f} ms ({len(wall)} solves)"
+    )
 
 
 def setup_builtin_ik(rig: object) -> None:
@@ -132,7 +194,8 @@ def main() -> None:
     reach_rates = bench_reach_bake(rig)
     dof = last_report(rig).n_dof
     reach_errors = _tip_errors(rig)
-    solve_ms = bench_solve_at_frame(rig)
+    solve_rows = [_row(label, *bench_solve_at_frame(rig, solve))
+                  for label, solve in _solvers(rig).items()]  # fmt: skip
     setup_builtin_ik(rig)
     for pb in rig.pose.bones:  # the built-in constraints drive the pose now
         pb.matrix_basis.identity()
@@ -147,8 +210,7 @@ def main() -> None:
         f"{len(rig.reach_ik.constraints)} constraints, {FRAMES} frames",
         f"reach.bake:        best {reach_best:7.1f} frames/s, median "
         f"{statistics.median(reach_rates):7.1f} (keys included; {RUNS} runs)",
-        f"reach.solve:       median {statistics.median(solve_ms):6.2f} ms, p95 "
-        f"{np.percentile(solve_ms, 95):6.2f} ms ({len(solve_ms)} solves)",
+        *solve_rows,
         f"nla.bake (IK):     best {blender_best:7.1f} frames/s, median "
         f"{statistics.median(blender_rates):7.1f} (visual keying, built-in IK + Damped Track)",
         f"ratio reach/Blender bake speed: {reach_best / blender_best:.2f}",

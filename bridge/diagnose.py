@@ -103,10 +103,57 @@ def _bone_reason(obj: bpy.types.Object, name: str, driven: dict[str, str]) -> st
     return scale_reason(obj, name)
 
 
+def _follows(obj: bpy.types.Object, con: bpy.types.Constraint) -> bool:
+    """An enabled object constraint that reads the armature ``obj`` (its bones move)."""
+    if con.mute or con.influence <= 0.0:
+        return False
+    targets = [getattr(con, "target", None)]
+    targets += [t.target for t in getattr(con, "targets", ())]  # an Armature constraint's
+    return obj in targets
+
+
+def target_links(obj: bpy.types.Object, target: bpy.types.Object | None) -> list[str]:
+    """One line per way ``target`` follows the armature ``obj`` that the solve does not model.
+
+    Walks the target and its parents: an enabled constraint reading the armature (Child Of,
+    Copy Location, ...) on any of them, a bone parent with *Relative Parenting*, or a bone
+    parent below an object with enabled constraints. A target carried by a bone through
+    parenting alone (see :mod:`.carried`) gives no line: the solve models it.
+    """
+    if target is None:
+        return []
+    lines: list[str] = []
+    child: bpy.types.Object | None = target
+    constrained = ""
+    while child is not None and child != obj:
+        of = "" if child == target else f" of '{child.name}'"
+        for con in child.constraints:
+            if _follows(obj, con):
+                lines.append(
+                    f"target '{target.name}' follows the armature through constraint "
+                    f"'{con.name}'{of}"
+                )
+            elif not con.mute and con.influence > 0.0 and not constrained:
+                constrained = f"constraint '{con.name}'{of}"
+        parent = child.parent
+        if parent == obj and child.parent_type == "BONE":
+            bone = armature_data(obj).bones.get(child.parent_bone)
+            where = f"target '{target.name}' is parented to bone '{child.parent_bone}'"
+            if bone is not None and bone.use_relative_parent:
+                lines.append(f"{where} with Relative Parenting (not modelled)")
+            elif constrained and not lines:
+                lines.append(f"{where} under {constrained} (not modelled)")
+        child = parent
+    return lines
+
+
 def _target_reason(obj: bpy.types.Object, spec: ConstraintSpec) -> str:
     for binding in spec.bindings:
         if binding.carrier is not None:
             continue
+        lines = target_links(obj, binding.target)
+        if lines:
+            return lines[0]
         child = binding.target
         while child is not None:
             parent = child.parent
@@ -117,12 +164,6 @@ def _target_reason(obj: bpy.types.Object, spec: ConstraintSpec) -> str:
                     "so it moves with the solve"
                 )
             child = parent
-        target = binding.target
-        for con in getattr(target, "constraints", ()):
-            if not con.mute and getattr(con, "target", None) == obj:
-                return (
-                    f"target '{target.name}' follows the armature through constraint '{con.name}'"
-                )
     return ""
 
 

@@ -25,7 +25,8 @@ from .items import Conversion
 from .measure import MeasuredResidual, measure
 from .playback import builtin_ik
 from .report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
-from .rig import Rig, build_rig, solver_options
+from .rig import Rig, RigError, build_rig, solver_options
+from .rig_goals import ConstraintPlan
 
 if TYPE_CHECKING:
     import bpy
@@ -44,7 +45,6 @@ class _Pass:
 
     result: solver.IKResult
     channels: dict[str, tuple[np.ndarray, np.ndarray]]
-    frames: dict[str, np.ndarray]  # model world frames (4, 4) of the segments
     measured: list[MeasuredResidual]
 
     def score(self, tolerance: float, angle_tolerance: float, counted: Sequence[bool]) -> float:
@@ -96,6 +96,23 @@ class RigSession:
             self.rig.figure, self.rig.constraints, **solver_options(settings),
             restarts=bake.RESTARTS,
         )  # fmt: skip
+        self._fresh = True  # the rig holds the scene as just read: no refresh before a solve
+
+    def refresh(self) -> None:
+        """Re-read what a solve starts from without rebuilding: the pose of every figure bone,
+        the armature's placement and the targets (and check the aim goals again).
+
+        :meth:`solve_frame` calls it, except right after the session was built.
+
+        Raises:
+            RigError: a target was deleted, is not finite, or sits on an aim effector.
+        """
+        rig = self.rig
+        rig.read_pose(solved_too=True)
+        rig.push_rest()
+        rig.update_targets()
+        ConstraintPlan(specs=rig.specs).check_aim(rig, RigError)
+        self._fresh = True
 
     # ------------------------------------------------------------------ editing
     @staticmethod
@@ -128,14 +145,13 @@ class RigSession:
     def _evaluate(self, result: solver.IKResult) -> _Pass:
         """Apply a solution, write it, let Blender evaluate it and measure it."""
         rig = self.rig
-        frames = rig.figure.forward(result.x)
         rig.apply(result)
         channels = rig.channels()
         rig.write_pose(channels)
         self.view_layer.update()
         depsgraph = self.view_layer.depsgraph
         measured = measure(rig, depsgraph, self.settings.tolerance, self.settings.angle_tolerance)
-        return _Pass(result, channels, frames, measured)
+        return _Pass(result, channels, measured)
 
     def _disagrees(self, measured: MeasuredResidual, modelled: solver.Residual) -> bool:
         """Measured and modelled residuals differ by more than the tolerance."""
@@ -154,8 +170,15 @@ class RigSession:
         Returns:
             The report; ``satisfied`` only when every constraint is within tolerance on
             Blender's evaluated pose.
+
+        Raises:
+            RigError: a target was deleted or is not finite, an aim target sits on its
+                effector.
         """
         rig = self.rig
+        if not self._fresh:
+            self.refresh()
+        self._fresh = False
         first = self._evaluate(self.solver.solve(rig.initial()))
         modelled = first.result.residuals
         counted = [c.weight > 0.0 for c in rig.constraints]
@@ -181,6 +204,8 @@ class RigSession:
         best = last = first
         passes, stalled = 0, 0  # stalled: passes in a row that did not improve on the best
         iterations, seconds = first.result.nit, first.result.time
+        if not wrong:  # Blender's pose agrees with the model: no pass, goals untouched
+            return best, passes, iterations, seconds
         depsgraph = self.view_layer.depsgraph
         corrector = Corrector()
         restarts, self.solver.restarts = self.solver.restarts, 0  # refine, never jump away
@@ -188,9 +213,10 @@ class RigSession:
             while wrong and passes < MAX_PASSES and stalled < STALL_PASSES:
                 if best.score(tol, angle_tol, counted) == 0.0:
                     break
+                frames = rig.figure.forward(last.result.x)  # the model's segment frames
                 for i in wrong:
                     spec = rig.specs[i]
-                    frame = last.frames[spec.bone]
+                    frame = frames[spec.bone]
                     corrector.retarget(rig, spec, last.measured[i], frame, depsgraph)
                 rig.push_rest()
                 last = self._evaluate(self.solver.solve(rig.initial()))

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import bpy
 from bpy.props import BoolProperty
 
-from ..bridge.session import RigSession
+from ..bridge.session_cache import session_for
 from . import common
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ class REACH_OT_solve(bpy.types.Operator):
         obj = common.active_armature(context)
         return common.run(
             self,
-            lambda: RigSession(
+            lambda: session_for(
                 obj, common.settings_of(obj), context.scene, context.view_layer
             ).solve_frame(self.insert_keys, context.scene.frame_current),
             keep_for=obj,

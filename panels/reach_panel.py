@@ -8,7 +8,7 @@ import bpy
 
 from ..bridge import results
 from ..bridge.bake import BakeReport
-from ..bridge.diagnose import interfering
+from ..bridge.diagnose import interfering, target_links
 from ..bridge.report import FrameReport, residual_text
 from ..bridge.settings import armature_data, bone_settings_of, settings_of
 
@@ -130,7 +130,7 @@ def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: Reach
         box.prop_search(item, "chain_root", obj.data, "bones")
     elif item.chain_mode == "LENGTH":
         box.prop(item, "chain_length")
-    lines = interfering(obj, item.bone)
+    lines = interfering(obj, item.bone) + target_links(obj, item.target)
     if lines:  # drawn from the rig itself: there whether or not a solve has run
         col = box.column(align=True)
         col.label(text="Not modelled (measured, then corrected):", icon="ERROR")

@@ -71,6 +71,7 @@ def _rig(constraints: dict | None = None, drivers: tuple = (), **bone_settings: 
         bones[name] = SimpleNamespace(
             name=name, parent=parent, use_inherit_rotation=extra.get("inherit", True),
             inherit_scale=extra.get("inherit_scale", "FULL"),
+            use_relative_parent=extra.get("relative", False),
         )  # fmt: skip
         cons = (constraints or {}).get(name, [])
         scale = extra.get("scale", (1.0, 1.0, 1.0))
@@ -138,3 +139,26 @@ def test_explain_drivers_inheritance_and_targets() -> None:
     assert diagnose.explain(obj, spec) == (
         "target 'T' is parented to the armature (bone 'b0'), so it moves with the solve"
     )
+
+
+def test_target_links_name_what_the_solve_does_not_carry() -> None:
+    obj, _spec, target = _rig(b0={"relative": True})
+    assert diagnose.target_links(obj, target) == []  # not attached to the armature
+    target.parent, target.parent_type, target.parent_bone = obj, "BONE", "b1"
+    assert diagnose.target_links(obj, target) == []  # carried by b1: modelled
+    target.constraints = [_constraint("LIMIT_LOCATION", name="Floor")]
+    assert diagnose.target_links(obj, target) == [
+        "target 'T' is parented to bone 'b1' under constraint 'Floor' (not modelled)"
+    ]
+    target.constraints = []
+    target.parent_bone = "b0"
+    assert diagnose.target_links(obj, target) == [
+        "target 'T' is parented to bone 'b0' with Relative Parenting (not modelled)"
+    ]
+    holder = SimpleNamespace(name="P", parent=None, parent_type="OBJECT", constraints=[])
+    holder.constraints = [_constraint("CHILD_OF", name="Hold", target=obj)]
+    target.parent, target.parent_type = holder, "OBJECT"
+    target.constraints = [_constraint("COPY_LOCATION", name="Mute", target=obj, mute=True)]
+    assert diagnose.target_links(obj, target) == [
+        "target 'T' follows the armature through constraint 'Hold' of 'P'"
+    ]

@@ -11,6 +11,7 @@ and a bake read them on the keys the solved channels had before the bake.
 from __future__ import annotations
 
 import math
+from types import ModuleType
 
 import bpy
 import numpy as np
@@ -19,6 +20,7 @@ from mathutils import Matrix
 
 from tests.blender.bake_support import keyframes_of
 from tests.blender.conftest import run_op, world_bone_matrix, world_bone_tail
+from tests.blender.panel_draw import draw_panels
 from tests.blender.reach_scenes import (
     activate,
     add_constraint,
@@ -158,3 +160,47 @@ def test_a_bake_of_a_carried_target_is_exact_and_repeatable(
             world_bone_tail(obj, "b2") - np.array(target.matrix_world.translation)
         )
         assert miss <= obj.reach_ik.tolerance, (frame, miss)
+
+
+def _child_of_a_solved_bone(obj: bpy.types.Object) -> bpy.types.Object:
+    target = add_empty("T", (0.8, -0.5, 0.3))  # in b0's frame through the Child Of
+    con = target.constraints.new("CHILD_OF")
+    con.target, con.subtarget = obj, "b0"
+    return target
+
+
+def _relative_parent(obj: bpy.types.Object) -> bpy.types.Object:
+    obj.data.bones["b0"].use_relative_parent = True
+    target = add_empty("T", (0.0, 0.0, 0.0))
+    _bone_parent(target, obj, "b0")
+    target.location = (0.8, 1.0, 0.3)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("make_target", "line"),
+    [
+        (_child_of_a_solved_bone, "target 'T' follows the armature through constraint 'Child Of'"),
+        (
+            _relative_parent,
+            "target 'T' is parented to bone 'b0' with Relative Parenting (not modelled)",
+        ),
+    ],
+)
+def test_a_target_following_a_solved_bone_otherwise_is_corrected_and_listed(
+    clean_scene: bpy.types.Scene, extension: ModuleType, make_target: object, line: str
+) -> None:
+    obj = make_chain()
+    target = make_target(obj)  # type: ignore[operator]
+    add_constraint(obj, "b2", target, "POSITION")
+    activate(obj)
+    labels = [text for entry, text in draw_panels(extension) if entry == "label"]
+    assert line in labels  # in the constraint's details before any solve
+    run_op(bpy.ops.reach.solve)
+    report = last_report(obj)
+    [outcome] = report.constraints
+    bpy.context.view_layer.update()
+    miss = np.linalg.norm(world_bone_tail(obj, "b2") - np.array(target.matrix_world.translation))
+    assert abs(outcome.measured.distance - miss) < 1e-6
+    assert report.passes > 0 and line in outcome.reason
+    assert outcome.satisfied == (miss <= obj.reach_ik.tolerance)

@@ -1,0 +1,260 @@
+"""``bridge.session_cache``: a kept session is reused only while nothing its build read changed.
+
+Each edit below changes something the rig build reads; after it the cache must hand out a new
+session, and Solve must pose the rig exactly as a session built from scratch does. Without the
+edit the same session comes back and still follows a moved target.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable
+from types import ModuleType
+
+import bpy
+import numpy as np
+import pytest
+
+from tests.blender.conftest import world_bone_tail
+from tests.blender.reach_scenes import add_constraint, add_empty, make_chain, pose_of
+
+
+def _cache(extension: ModuleType) -> ModuleType:
+    return importlib.import_module(f"{extension.__name__}.bridge.session_cache")
+
+
+def _session(extension: ModuleType, obj: bpy.types.Object) -> object:
+    context = bpy.context
+    return _cache(extension).session_for(obj, obj.reach_ik, context.scene, context.view_layer)
+
+
+def _fresh_pose(extension: ModuleType, obj: bpy.types.Object) -> dict[str, np.ndarray]:
+    """The pose a session built from scratch writes, from the current pose (which is put
+    back afterwards)."""
+    module = importlib.import_module(f"{extension.__name__}.bridge.session")
+    before = {pb.name: pb.matrix_basis.copy() for pb in obj.pose.bones}
+    context = bpy.context
+    module.RigSession(obj, obj.reach_ik, context.scene, context.view_layer).solve_frame()
+    out = pose_of(obj)
+    for pb in obj.pose.bones:
+        pb.matrix_basis = before[pb.name]
+    context.view_layer.update()
+    return out
+
+
+def _chain_scene() -> tuple[bpy.types.Object, bpy.types.Object]:
+    obj = make_chain(n=4, connected=False)
+    target = add_empty("T", (1.2, 0.4, 2.6))
+    add_constraint(obj, "b3", target, "POSITION")
+    return obj, target
+
+
+def test_same_session_follows_a_moved_target(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    obj, target = _chain_scene()
+    first = _session(extension, obj)
+    assert first.solve_frame().satisfied
+    target.location = (-0.8, 0.9, 2.4)
+    bpy.context.view_layer.update()
+    second = _session(extension, obj)
+    assert second is first
+    report = second.solve_frame()
+    assert report.satisfied
+    assert np.linalg.norm(world_bone_tail(obj, "b3") - np.array(target.location)) < 1e-4
+
+
+def _rename(obj: bpy.types.Object) -> None:
+    obj.data.bones["b1"].name = "renamed"
+
+
+def _rest_change(obj: bpy.types.Object) -> None:
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    obj.data.edit_bones["b2"].tail = (0.0, 0.4, 3.0)
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def _ik_limit(obj: bpy.types.Object) -> None:
+    pb = obj.pose.bones["b2"]
+    pb.use_ik_limit_x = True
+    pb.ik_min_x, pb.ik_max_x = -0.1, 0.1
+
+
+def _limit_rotation(obj: bpy.types.Object) -> None:
+    con = obj.pose.bones["b1"].constraints.new("LIMIT_ROTATION")
+    con.owner_space = "LOCAL"
+    con.use_limit_x, con.min_x, con.max_x = True, -0.2, 0.2
+
+
+def _limit_rotation_edit(obj: bpy.types.Object) -> None:
+    obj.pose.bones["b1"].constraints[-1].max_x = 0.05
+
+
+def _ik_lock(obj: bpy.types.Object) -> None:
+    obj.pose.bones["b1"].lock_ik_z = True
+
+
+def _stiffness(obj: bpy.types.Object) -> None:
+    obj.pose.bones["b1"].ik_stiffness_x = 0.9
+
+
+def _rigidity(obj: bpy.types.Object) -> None:
+    settings = obj.pose.bones["b2"].reach_ik
+    settings.use_rigidity = True
+    settings.rigidity = (1.0, 1.0, 0.0)
+
+
+def _rotation_mode(obj: bpy.types.Object) -> None:
+    obj.pose.bones["b1"].rotation_mode = "ZXY"
+
+
+def _effector(obj: bpy.types.Object) -> None:
+    obj.reach_ik.constraints[0].effector = "HEAD"
+
+
+def _chain_length(obj: bpy.types.Object) -> None:
+    item = obj.reach_ik.constraints[0]
+    item.chain_mode, item.chain_length = "LENGTH", 2
+
+
+def _tolerance(obj: bpy.types.Object) -> None:
+    obj.reach_ik.max_iterations = 3
+
+
+def _root_translation(obj: bpy.types.Object) -> None:
+    obj.reach_ik.use_root_translation = True
+
+
+def _stretch(obj: bpy.types.Object) -> None:
+    obj.pose.bones["b3"].ik_stretch = 0.5
+
+
+def _object_scale(obj: bpy.types.Object) -> None:
+    obj.scale = (0.5, 0.5, 0.5)
+
+
+def _object_mirror(obj: bpy.types.Object) -> None:
+    obj.scale = (-1.0, 1.0, 1.0)
+
+
+def _new_parent(obj: bpy.types.Object) -> None:
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    bones = obj.data.edit_bones
+    bones["b3"].parent = bones["b1"]
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def _second_constraint(obj: bpy.types.Object) -> None:
+    other = add_empty("T2", (0.5, 0.0, 1.5))
+    add_constraint(obj, "b1", other, "POSITION")
+
+
+EDITS: dict[str, Callable[[bpy.types.Object], None]] = {
+    "bone renamed": _rename,
+    "rest pose edited": _rest_change,
+    "IK limit": _ik_limit,
+    "Limit Rotation added": _limit_rotation,
+    "Limit Rotation edited": _limit_rotation_edit,
+    "IK lock": _ik_lock,
+    "IK stiffness": _stiffness,
+    "Reach rigidity": _rigidity,
+    "rotation mode": _rotation_mode,
+    "effector": _effector,
+    "chain length": _chain_length,
+    "iteration limit": _tolerance,
+    "root translation": _root_translation,
+    "IK stretch": _stretch,
+    "armature scaled": _object_scale,
+    "armature mirrored": _object_mirror,
+    "bone re-parented": _new_parent,
+    "constraint added": _second_constraint,
+}
+
+
+def _target_parented(obj: bpy.types.Object) -> None:
+    target = bpy.data.objects["T"]
+    world = target.matrix_world.copy()
+    target.parent, target.parent_type, target.parent_bone = obj, "BONE", "b1"
+    bpy.context.view_layer.update()
+    target.matrix_world = world
+
+
+def _target_constraint(obj: bpy.types.Object) -> None:
+    bpy.data.objects["T"].constraints[-1].mute = True
+
+
+EDITS["target parented to a solved bone"] = _target_parented
+EDITS["target constraint muted"] = _target_constraint
+
+
+def _carried_target_with_constraint(obj: bpy.types.Object) -> None:
+    """A target on a solved bone, not carried while a (harmless) constraint is enabled."""
+    _target_parented(obj)
+    bpy.data.objects["T"].constraints.new("COPY_SCALE").target = add_empty("S", (0, 0, 0))
+
+
+#: What an edit needs in place before the session is kept.
+PREPARE: dict[str, Callable[[bpy.types.Object], None]] = {
+    "Limit Rotation edited": _limit_rotation,
+    "target constraint muted": _carried_target_with_constraint,
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_an_edit_the_build_reads_makes_a_new_session(
+    clean_scene: bpy.types.Scene, extension: ModuleType, edit: str
+) -> None:
+    obj, _target = _chain_scene()
+    if edit in PREPARE:
+        PREPARE[edit](obj)
+    kept = _session(extension, obj)
+    kept.solve_frame()
+    start = [pb.matrix_basis.copy() for pb in obj.pose.bones]
+    EDITS[edit](obj)
+    bpy.context.view_layer.update()
+    for pb, matrix in zip(obj.pose.bones, start, strict=True):  # one start for both solves
+        pb.matrix_basis = matrix
+    bpy.context.view_layer.update()
+    expected = _fresh_pose(extension, obj)
+    session = _session(extension, obj)
+    assert session is not kept
+    session.solve_frame()
+    for name, channels in pose_of(obj).items():
+        np.testing.assert_allclose(channels, expected[name], atol=1e-6, err_msg=name)
+
+
+def test_a_pinned_axis_turned_by_hand_makes_a_new_session(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """A locked Euler channel is pinned at the pose's angle when the rig is built; turning
+    that channel by hand must not leave the old angle pinned."""
+    obj, _target = _chain_scene()
+    pb = obj.pose.bones["b1"]
+    pb.rotation_mode = "XYZ"
+    pb.lock_rotation[2] = True
+    kept = _session(extension, obj)
+    kept.solve_frame()
+    assert _session(extension, obj) is kept  # solving leaves the pinned axis where it was
+    pb.rotation_euler[2] = math.radians(20.0)
+    bpy.context.view_layer.update()
+    session = _session(extension, obj)
+    assert session is not kept
+    session.solve_frame()
+    assert math.degrees(pb.rotation_euler[2]) == pytest.approx(20.0, abs=1e-4)
+
+
+def test_solve_operator_uses_the_kept_session(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    obj, target = _chain_scene()
+    bpy.context.view_layer.objects.active = obj
+    assert bpy.ops.reach.solve() == {"FINISHED"}
+    kept = _session(extension, obj)
+    target.location = (0.3, -1.0, 2.9)
+    bpy.context.view_layer.update()
+    assert bpy.ops.reach.solve() == {"FINISHED"}
+    assert _session(extension, obj) is kept
+    assert np.linalg.norm(world_bone_tail(obj, "b3") - np.array(target.location)) < 1e-4
