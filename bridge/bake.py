@@ -35,13 +35,17 @@ import numpy as np
 from .. import solver
 from . import keys, rotations
 from .bake_report import BakeError, BakeReport, Worst, describe, fold
+from .bake_target import TARGETS, BakeTarget
 from .diagnose import explain
 from .measure import measure
 from .playback import builtin_ik, overrides
+from .pole_start import start_at_poles
 from .restore import SceneState
 from .rig import Rig, RigError, build_rig, solver_options
 
 if TYPE_CHECKING:  # annotations only: bpy objects are passed in
+    from collections.abc import Collection
+
     from bpy.types import Depsgraph, Object, Scene
 
     from ..operators.properties import ReachSettings
@@ -74,6 +78,19 @@ def check_targets(rig: Rig) -> None:
                 f"Constraint '{binding.name}': target '{binding.target.name}' is at infinity "
                 f"({distance:.3g} units from the origin)"
             )
+
+
+def only_bones(channels: list[keys.ChannelKey], bones: Collection[str]) -> list[keys.ChannelKey]:
+    """The ``channels`` of ``bones`` only; RigError when no solved bone is among them."""
+    wanted = set(bones)
+    kept = [channel for channel in channels if channel[2] in wanted]
+    if not kept:
+        solved = sorted({group for _path, _index, group in channels})
+        raise RigError(
+            "none of the selected bones is solved by these constraints "
+            f"(solved: {', '.join(solved)})"
+        )
+    return kept
 
 
 def start_from_rest(rig: Rig) -> dict[str, np.ndarray]:
@@ -115,6 +132,10 @@ class BakeJob:
             cannot hold the bake up, and ESC in the modal bake is seen between frames).
             A frame that hits it keeps the best pose found and is listed in the report:
             only such frames can depend on the machine's speed.
+        target: where the keys go, one of :data:`.bake_target.TARGETS` (the current
+            action, a new action, a new NLA strip).
+        bones: key only the channels of these bones (the solve still moves every chain
+            bone; the others show their own animation on playback); None keys them all.
 
     Raises:
         BakeError: the rig cannot be solved (the scene is left as it was).
@@ -123,7 +144,8 @@ class BakeJob:
     def __init__(self, obj: Object, settings: ReachSettings, frames: Sequence[int], mode: str, *,
                  scene: Scene, only_selected: bool = False,
                  depsgraph: Depsgraph | None = None,
-                 time_limit: float = TIME_LIMIT) -> None:  # fmt: skip
+                 time_limit: float = TIME_LIMIT, target: str = "CURRENT",
+                 bones: Collection[str] | None = None) -> None:  # fmt: skip
         try:
             self.frames = [int(f) for f in frames]
         except (TypeError, ValueError):
@@ -134,6 +156,8 @@ class BakeJob:
             raise BakeError(f"Reach bake: mode must be one of {MODES}, not {mode!r}")
         if not (isinstance(time_limit, int | float) and time_limit > 0.0):  # NaN fails too
             raise BakeError(f"Reach bake: time_limit must be a positive number, not {time_limit!r}")
+        if target not in TARGETS:
+            raise BakeError(f"Reach bake: target must be one of {TARGETS}, not {target!r}")
         self.obj = obj
         self.scene = scene
         self.mode = mode
@@ -158,6 +182,9 @@ class BakeJob:
             options = {**solver_options(settings), "restarts": RESTARTS, "time_limit": time_limit}
             self.solver = solver.Solver(self.rig.figure, self.rig.constraints, **options)
             self.channels = keys.solved_channels(self.rig)
+            if bones is not None:
+                self.channels = only_bones(self.channels, bones)
+            self.target = BakeTarget(obj, target, self.frames[0])
             self.state.save_channels((path, index) for path, index, _group in self.channels)
             self.state.mute(builtin_ik(self.rig))
             self.previous = start_from_rest(self.rig)
@@ -214,6 +241,7 @@ class BakeJob:
             rig.push_rest()
             rig.update_targets()
         check_targets(rig)
+        start_at_poles(rig)  # converted pole chains start where Blender's IK starts
         result = self.solver.solve(rig.initial())
         rig.apply(result)
         channels = rig.channels(self.previous)
@@ -232,9 +260,15 @@ class BakeJob:
         """Key every frame; unmute Blender's IK (playback state from here on)."""
         frames = np.array(self.frames, dtype=float)
         data = {key: (frames, self.values[row]) for row, key in enumerate(self.channels)}
-        self.n_keys = keys.write_keys(self.obj, data, (frames[0], frames[-1]), self.mode)
+        self.n_keys = self.target.write(
+            lambda: keys.write_keys(self.obj, data, (frames[0], frames[-1]), self.mode)
+        )
         self.state.unmute()
-        self.overrides = overrides(self.rig, [(p, i) for p, i, _group in self.channels])
+        paths = [(p, i) for p, i, _group in self.channels]
+        self.overrides = overrides(self.rig, paths)
+        note = self.target.note(paths)
+        if note is not None:
+            self.overrides.append(note)
 
     def _measure(self, frame: int) -> None:
         assert self.depsgraph is not None, "measuring steps run only with a depsgraph"
@@ -245,7 +279,12 @@ class BakeJob:
         """Stop and put the scene back as it was (idempotent): nothing is written."""
         if not self.closed:
             self.closed = True
-            self.state.restore()
+            target = getattr(self, "target", None)  # None when the setup itself failed
+            try:
+                if target is not None:
+                    target.undo()
+            finally:
+                self.state.restore()
 
     def finish(self) -> BakeReport:
         """Restore the frame and the pose of unkeyed channels; return the report.
@@ -292,14 +331,16 @@ class BakeJob:
 def bake(obj: Object, settings: ReachSettings, frames: Sequence[int], mode: str = "REPLACE",
          progress: Callable[[int, int], None] | None = None, *, scene: Scene,
          only_selected: bool = False, depsgraph: Depsgraph | None = None,
-         time_limit: float = TIME_LIMIT) -> BakeReport:  # fmt: skip
+         time_limit: float = TIME_LIMIT, target: str = "CURRENT",
+         bones: Collection[str] | None = None) -> BakeReport:  # fmt: skip
     """Bake ``frames`` in one go; ``progress(done, total)`` is called after every step.
 
     Arguments as for :class:`BakeJob`. Any exception (from the bake or from ``progress``)
     restores the scene; Reach's and others are raised as :class:`BakeError`.
     """
     job = BakeJob(obj, settings, frames, mode, scene=scene, only_selected=only_selected,
-                  depsgraph=depsgraph, time_limit=time_limit)  # fmt: skip
+                  depsgraph=depsgraph, time_limit=time_limit, target=target,
+                  bones=bones)  # fmt: skip
     try:
         while not job.done:
             job.step()

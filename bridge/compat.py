@@ -170,3 +170,46 @@ def constraint_enabled(con: bpy.types.Constraint) -> bool:
 def set_constraint_enabled(con: bpy.types.Constraint, enabled: bool) -> None:
     """Enable or disable (mute) a constraint."""
     con.mute = not enabled
+
+
+def new_action(name: str, like: bpy.types.Action | None = None) -> bpy.types.Action:
+    """A new action named ``name`` (Blender adds a suffix if taken): a copy of ``like`` (keys,
+    groups and, on 4.4+, slots) or an empty one."""
+    action = bpy.data.actions.new(name) if like is None else like.copy()
+    action.name = name
+    return action
+
+
+def delete_action(action: bpy.types.Action) -> None:
+    """Remove ``action`` from the file (whoever still uses it)."""
+    bpy.data.actions.remove(action)
+
+
+def assigned_action(obj: bpy.types.Object) -> tuple[bpy.types.Action | None, Any]:
+    """The object's action and (4.4+) action slot; ``(None, None)`` without animation data."""
+    animation_data = obj.animation_data
+    if animation_data is None:
+        return None, None
+    slot = _api_44(animation_data).action_slot if IS_BLENDER_44_UP else None
+    return animation_data.action, slot
+
+
+def assign_action(obj: bpy.types.Object, action: bpy.types.Action | None, slot: Any = None) -> None:
+    """Make ``action`` (and, on 4.4+, ``slot`` when given) the object's action."""
+    animation_data = obj.animation_data or obj.animation_data_create()
+    animation_data.action = action
+    if IS_BLENDER_44_UP and action is not None and slot is not None:
+        _api_44(animation_data).action_slot = slot
+
+
+def set_strip_slot(strip: bpy.types.NlaStrip, slot: Any) -> None:
+    """Play ``slot`` of the strip's action (4.4+; 4.2 actions have no slots)."""
+    if IS_BLENDER_44_UP and slot is not None:
+        _api_44(strip).action_slot = slot
+
+
+def pose_bone_selected(pose_bone: bpy.types.PoseBone) -> bool:
+    """Whether a pose bone is selected (``PoseBone.select`` on 5.0, ``Bone.select`` before)."""
+    # Whichever has it (the 4.2 stubs the type check reads know only Bone.select).
+    holder = pose_bone if hasattr(pose_bone, "select") else pose_bone.bone
+    return bool(_api_44(holder).select)

@@ -1,4 +1,4 @@
-"""Editing an armature's list of Reach constraints: add, remove, move, convert built-in IK.
+"""Editing an armature's list of Reach constraints: add, remove, move (Convert: :mod:`.convert`).
 
 Each function changes the list (``settings.constraints``) and returns the sentence the
 operator reports, or raises :class:`.rig_joints.RigError` (bad input, nothing changed) or
@@ -7,12 +7,11 @@ operator reports, or raises :class:`.rig_joints.RigError` (bad input, nothing ch
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from .rig import bone_world_matrix
 from .rig_joints import RigError
-from .settings import armature_data, settings_of
+from .settings import armature_data
 
 if TYPE_CHECKING:
     import bpy
@@ -78,63 +77,6 @@ def move_active(settings: ReachSettings, direction: str) -> str:
     settings.constraints.move(index, new)
     settings.active_index = new
     return f"moved '{settings.constraints[new].name}' to {new + 1}"
-
-
-@dataclass(frozen=True)
-class Conversion:
-    """Outcome of :func:`convert_builtin_ik`: the new constraint names, what was left."""
-
-    converted: tuple[str, ...]
-    skipped: tuple[str, ...]
-
-    def text(self) -> str:
-        """The report sentence."""
-        note = f"; skipped: {', '.join(self.skipped)}" if self.skipped else ""
-        return (
-            f"converted {len(self.converted)} IK constraint(s) (now muted): "
-            f"{', '.join(self.converted)}{note}"
-        )
-
-
-def convert_builtin_ik(obj: bpy.types.Object) -> Conversion:
-    """Turn the armature's unmuted built-in IK constraints into Reach constraints, muting them.
-
-    Target, tail/head effector, chain length, weight and the rotation weight carry over; a
-    pole target does not (it is listed as skipped), nor does an IK without a target.
-
-    Raises:
-        NothingToDoError: the armature has no unmuted built-in IK constraint with a target.
-    """
-    settings = settings_of(obj)
-    converted, skipped = [], []
-    for pb in obj.pose.bones:
-        for con in pb.constraints:
-            if con.type != "IK" or con.mute:
-                continue
-            con = cast("bpy.types.KinematicConstraint", con)  # type "IK" is this class
-            if con.target is None:
-                skipped.append(f"{pb.name}/{con.name} (no target)")
-                continue
-            goal_type = "POSITION_ORIENTATION" if con.use_rotation else "POSITION"
-            item = append(settings, f"{pb.name} {con.name}", pb.name, con.target, goal_type)
-            item.effector = "TAIL" if con.use_tail else "HEAD"
-            item.target_bone = con.subtarget if con.target.type == "ARMATURE" else ""
-            item.target_head_tail = 0.0 if item.target_bone else 1.0
-            item.weight = con.weight
-            if con.use_rotation:
-                total = con.weight + con.orient_weight
-                item.position_weight = con.weight / total if total > 0.0 else 0.5
-            if con.chain_count > 0:
-                item.chain_mode = "LENGTH"
-                item.chain_length = con.chain_count
-            con.mute = True
-            converted.append(item.name)
-            if con.pole_target is not None:
-                skipped.append(f"{pb.name}/{con.name} pole target (not converted)")
-    settings.active_index = max(len(settings.constraints) - 1, 0)
-    if not converted:
-        raise NothingToDoError("no built-in IK constraint to convert")
-    return Conversion(tuple(converted), tuple(skipped))
 
 
 def empty_at_tail(

@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import solver
-from . import bake, items, keys
+from . import bake, convert, keys
 from .bake import BakeReport
+from .convert import Conversion
 from .correction import Corrector
 from .diagnose import explain
-from .items import Conversion
 from .measure import MeasuredResidual, measure
 from .playback import builtin_ik
+from .pole_start import start_at_poles
 from .report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
 from .rig import Rig, RigError, build_rig, solver_options
 from .rig_goals import ConstraintPlan
@@ -116,13 +117,14 @@ class RigSession:
 
     # ------------------------------------------------------------------ editing
     @staticmethod
-    def convert_builtin_ik(obj: bpy.types.Object) -> Conversion:
-        """Turn ``obj``'s built-in IK constraints into Reach constraints (see :mod:`.items`).
+    def convert_builtin_ik(context: bpy.types.Context, obj: bpy.types.Object) -> Conversion:
+        """Turn ``obj``'s built-in IK constraints into Reach constraints (see :mod:`.convert`;
+        ``context`` gives the file and scene where pole-plane helper empties are made).
 
         A static method: an armature with only built-in IK has no Reach constraint yet, so
         no session can be built for it before the conversion.
         """
-        return items.convert_builtin_ik(obj)
+        return convert.convert_builtin_ik(context, obj)
 
     # ------------------------------------------------------------------ a frame range
     def bake(
@@ -179,6 +181,7 @@ class RigSession:
         if not self._fresh:
             self.refresh()
         self._fresh = False
+        start_at_poles(rig)  # converted pole chains start where Blender's IK starts
         first = self._evaluate(self.solver.solve(rig.initial()))
         modelled = first.result.residuals
         counted = [c.weight > 0.0 for c in rig.constraints]

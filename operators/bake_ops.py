@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 
-from ..bridge import bake, keys, results
+from ..bridge import bake, compat, keys, results
 from ..bridge.bake import BakeError, BakeJob, BakeReport, describe
 from . import common
 
@@ -23,6 +23,14 @@ BAKE_MODES = (
     ("REPLACE", "Replace", "Remove the solved channels' keys inside the range, then key"),
     ("LAYER", "Layer", "Keep existing keys; only keys on baked frames are overwritten"),
 )
+
+BAKE_TARGETS = (
+    ("CURRENT", "Current Action", "Key the solved channels in the armature's action"),
+    ("NEW_ACTION", "New Action", "Key a copy of the armature's action and assign the copy; "
+     "the original action is left as it was"),
+    ("NEW_STRIP", "New NLA Strip", "Key a new action of the baked channels only, placed as a "
+     "strip on a new NLA track; the current action is left as it was"),
+)  # fmt: skip
 
 if TYPE_CHECKING:
     from bpy._typing.rna_enums import OperatorReturnItems
@@ -48,6 +56,13 @@ class REACH_OT_bake(bpy.types.Operator):
         default=False,
     )
     mode: EnumProperty(name="Existing Keys", items=BAKE_MODES, default="REPLACE")
+    target: EnumProperty(name="Bake To", items=BAKE_TARGETS, default="CURRENT")
+    only_selected_bones: BoolProperty(
+        name="Only Selected Bones",
+        description="Key only the selected bones' solved channels (the solve still moves the "
+        "whole chain; other bones play their own animation)",
+        default=False,
+    )
     time_limit: FloatProperty(
         name="Time per Frame",
         description="Longest solve of one frame (seconds); a frame that hits it keeps the best "
@@ -74,11 +89,15 @@ class REACH_OT_bake(bpy.types.Operator):
 
     def _start(self, context: bpy.types.Context) -> BakeJob | None:
         obj = common.active_armature(context)
+        bones = None
+        if self.only_selected_bones:
+            bones = {pb.name for pb in obj.pose.bones if compat.pose_bone_selected(pb)}
         try:
             return BakeJob(obj, common.settings_of(obj), self._frames(context.scene), self.mode,
                            scene=context.scene, only_selected=self.only_selected,
                            depsgraph=context.evaluated_depsgraph_get(),
-                           time_limit=self.time_limit)  # fmt: skip
+                           time_limit=self.time_limit, target=self.target,
+                           bones=bones)  # fmt: skip
         except Exception as exc:  # the job restored what it touched; no traceback for the user
             self.report({"ERROR"}, describe(exc))
             return None

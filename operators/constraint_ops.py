@@ -77,8 +77,8 @@ def _pin(context: bpy.types.Context, bone_name: str, orientation: bool) -> str:
     return f"pinned '{bone}' at its current pose ('{empty.name}')"
 
 
-def _convert(obj: bpy.types.Object) -> str:
-    text = RigSession.convert_builtin_ik(obj).text()
+def _convert(context: bpy.types.Context, obj: bpy.types.Object) -> str:
+    text = RigSession.convert_builtin_ik(context, obj).text()
     preferences.apply_defaults(common.settings_of(obj))
     return text
 
@@ -156,7 +156,7 @@ class REACH_OT_convert_ik(_ArmatureOperator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         obj = common.active_armature(context)
-        return common.run(self, lambda: _convert(obj))
+        return common.run(self, lambda: _convert(context, obj))
 
 
 classes = (

@@ -96,6 +96,7 @@ class REACH_PT_main(_ReachPanel):
         row.operator("reach.solve", text="Solve & Key", icon="KEY_HLT").insert_keys = True  # pyright: ignore[reportAttributeAccessIssue]  (Reach's operator property, unknown to the stubs)
         row = layout.row(align=True)
         row.operator("reach.bake", icon="RENDER_ANIMATION")
+        row.operator_menu_enum("reach.bake", "target", text="Bake To", icon="ACTION")
         row.operator("reach.clear_keys", icon="X")
 
 

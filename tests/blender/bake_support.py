@@ -83,6 +83,7 @@ def modal_operator(extension: ModuleType, obj: bpy.types.Object) -> tuple[object
     fake = types.SimpleNamespace(
         use_scene_range=True, frame_start=1, frame_end=250, frame_step=1,
         only_selected=False, mode="REPLACE", reports=[], _job=None, _timer=None, time_limit=1.0,
+        target="CURRENT", only_selected_bones=False,
         time_slice=0.0,  # one frame per timer event, however fast the machine
     )  # fmt: skip
     fake.report = lambda kind, text: fake.reports.append((kind, text))

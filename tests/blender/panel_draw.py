@@ -69,6 +69,12 @@ class Recorder:
 
         return _Props()
 
+    def operator_menu_enum(self, idname: str, prop: str, **kwargs: object) -> None:
+        module, name = idname.split(".")
+        assert prop in getattr(getattr(bpy.ops, module), name).get_rna_type().properties, prop
+        self._icon(kwargs)
+        self.log.append(("operator", idname))
+
 
 def draw_panels(extension: ModuleType) -> list[tuple[str, str]]:
     """Draw every Reach panel for the active object into a :class:`Recorder`; return its log

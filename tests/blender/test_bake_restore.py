@@ -23,6 +23,7 @@ from tests.blender.conftest import load_empty_file, run_op, world_bone_tail
 from tests.blender.reach_scenes import activate, add_constraint, add_empty, fcurves, make_chain
 
 FRAMES = 30
+TARGETS = ("CURRENT", "NEW_ACTION", "NEW_STRIP")  # where the keys go (the bake's target)
 
 
 def pose_of(obj: bpy.types.Object) -> dict[str, np.ndarray]:
@@ -80,6 +81,7 @@ def _snapshot(obj: bpy.types.Object) -> dict:
         "action": None if ad is None else ad.action,
         "has_animation_data": ad is not None,
         "actions": {a.name for a in bpy.data.actions},
+        "tracks": [] if ad is None else [t.name for t in ad.nla_tracks],
     }
 
 
@@ -90,6 +92,7 @@ def _assert_unchanged(obj: bpy.types.Object, before: dict, ik: bpy.types.Constra
     assert after["has_animation_data"] == before["has_animation_data"]
     assert after["action"] == before["action"]
     assert after["actions"] == before["actions"]
+    assert after["tracks"] == before["tracks"]
     assert after["keys"].keys() == before["keys"].keys()
     for channel, data in before["keys"].items():
         for prop, values in data.items():
@@ -148,11 +151,12 @@ def test_reach_error_from_the_solver_restores_everything(
     _assert_unchanged(obj, before, ik)
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("mode", ["REPLACE", "LAYER"])
 @pytest.mark.parametrize("keyed", [True, False])
 def test_error_while_writing_keys_restores_everything(
     clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch,
-    mode: str, keyed: bool,
+    mode: str, keyed: bool, target: str,
 ) -> None:  # fmt: skip
     """The write fails after some channels were already rewritten (keys removed / added)."""
     obj, ik = _rig(keyed)
@@ -161,7 +165,7 @@ def test_error_while_writing_keys_restores_everything(
     ensure_fcurve = failing_on_call(compat.ensure_fcurve, 4, MemoryError("out of memory"))
     monkeypatch.setattr(compat, "ensure_fcurve", ensure_fcurve)
     with pytest.raises(RuntimeError, match="nothing written: MemoryError"):
-        bpy.ops.reach.bake(mode=mode)
+        bpy.ops.reach.bake(mode=mode, target=target)
     assert ensure_fcurve.calls == 4, "the write did not get as far as the fourth channel"
     _assert_unchanged(obj, before, ik)
 
@@ -249,8 +253,9 @@ def test_successful_bake_keeps_unbaked_pose_edits(clean_scene: bpy.types.Scene) 
     assert not np.allclose(np.array(b1.rotation_quaternion), before["b1"][3:7])  # baked
 
 
+@pytest.mark.parametrize("target", TARGETS)
 def test_esc_after_the_keys_are_written_restores_everything(
-    clean_scene: bpy.types.Scene, extension: ModuleType
+    clean_scene: bpy.types.Scene, extension: ModuleType, target: str
 ) -> None:
     """ESC while the bake measures the played-back frames (keys already written)."""
     for keyed in (True, False):
@@ -258,6 +263,7 @@ def test_esc_after_the_keys_are_written_restores_everything(
         obj, ik = _rig(keyed)
         before = _snapshot(obj)
         op, context = modal_operator(extension, obj)
+        op.target = target
         assert op.invoke(context, None) == {"RUNNING_MODAL"}
         for _ in range(FRAMES + 3):
             assert op.modal(context, TIMER) == {"RUNNING_MODAL"}
@@ -266,16 +272,18 @@ def test_esc_after_the_keys_are_written_restores_everything(
         _assert_unchanged(obj, before, ik)
 
 
+@pytest.mark.parametrize("target", TARGETS)
 def test_failure_while_measuring_restores_everything(
-    clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch
-) -> None:
+    clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch,
+    target: str,
+) -> None:  # fmt: skip
     obj, ik = _rig()
     before = _snapshot(obj)
     bake = importlib.import_module(f"{extension.__name__}.bridge.bake")
     error = ReferenceError("StructRNA of type Object has been removed")
     monkeypatch.setattr(bake, "measure", failing_on_call(bake.measure, 4, error))
     with pytest.raises(RuntimeError, match="frame 4, nothing written: ReferenceError"):
-        bpy.ops.reach.bake()
+        bpy.ops.reach.bake(target=target)
     _assert_unchanged(obj, before, ik)
 
 

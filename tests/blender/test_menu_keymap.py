@@ -69,6 +69,7 @@ def test_pose_menu_has_every_operator_once(clean_scene: bpy.types.Scene) -> None
     listed = {idname for idname, _props in layout.operators}
     assert listed == _reach_operators()
     assert ("reach.solve", {"insert_keys": True}) in layout.operators
+    assert ("reach.bake", {"target": "*"}) in layout.operators
     assert "show_overlay" in layout.props
 
 

@@ -1,0 +1,284 @@
+"""Convert Built-in IK: an armature's IK constraints become Reach constraints, the originals muted.
+
+What carries over, read as Blender's solver reads it (``source/blender/ikplugin``):
+
+* the chain: ``use_tail = False`` moves the chain's tip to the bone's parent (its tail is the
+  end-effector) and ``chain_count`` counts from that tip; 0 is every ancestor;
+* the target: an object, or a bone of an armature (``subtarget``, whose head is the goal:
+  the IK constraint has no head/tail setting); an armature target without a bone is ignored
+  by Blender and reported here;
+* ``use_location`` / ``use_rotation``, ``weight`` and ``orient_weight``;
+* the pole target and pole angle: the bend plane Blender gives the chain (:mod:`.pole`)
+  becomes a plane goal and a half-space goal on the chain's most bent joint, read from two
+  helper empties that follow the root bone, the target and the pole every frame;
+* on an iTaSC armature the same, except what only iTaSC has (distance type, locked axes,
+  solver settings), which is reported as not converted.
+
+Drivers and F-curves on a converted constraint's ``mute`` / ``enabled`` would switch it back
+on at the next evaluation (Rigify drives them), so their F-curves are muted too and named in
+the report. ``bpy`` is used only through the objects passed in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
+
+import numpy as np
+
+from ..solver.errors import InvalidInputError
+from . import pole
+from .items import NothingToDoError, append
+from .settings import armature_data, settings_of
+
+if TYPE_CHECKING:
+    import bpy
+
+    from ..operators.properties import ReachConstraint
+
+#: Names of the pole frame empty's constraints (:mod:`.pole_start` finds the IK through them).
+FRAME_ROOT, FRAME_TARGET, FRAME_POLE = "Reach pole root", "Reach pole target", "Reach pole"
+#: Properties whose driver or F-curve would bring a muted constraint back to life.
+SWITCHES = ("mute", "enabled")
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """Outcome of :func:`convert_builtin_ik`: new constraint names, what was left, what else
+    was done (driver F-curves muted, helper empties made)."""
+
+    converted: tuple[str, ...]
+    skipped: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        """The report sentence."""
+        note = f"; not converted: {', '.join(self.skipped)}" if self.skipped else ""
+        extra = f"; {'; '.join(self.notes)}" if self.notes else ""
+        return (
+            f"converted {len(self.converted)} IK constraint(s) (now muted): "
+            f"{', '.join(self.converted)}{note}{extra}"
+        )
+
+
+@dataclass
+class _Log:
+    converted: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def ik_chain(pb: bpy.types.PoseBone, ik: bpy.types.KinematicConstraint) -> list[bpy.types.PoseBone]:
+    """The IK chain as Blender builds it, tip first (``use_tail`` and ``chain_count``)."""
+    tip = pb if ik.use_tail or pb.parent is None else pb.parent
+    chain: list[bpy.types.PoseBone] = []
+    bone: bpy.types.PoseBone | None = tip
+    while bone is not None and (ik.chain_count == 0 or len(chain) < ik.chain_count):
+        chain.append(bone)
+        bone = bone.parent
+    return chain
+
+
+def _itasc_leftovers(obj: bpy.types.Object, ik: bpy.types.KinematicConstraint) -> list[str]:
+    """iTaSC-only settings of ``ik`` that Reach does not reproduce (empty for Standard)."""
+    pose = cast("bpy.types.Pose", obj.pose)
+    if pose.ik_solver != "ITASC":
+        return []
+    out = []
+    if ik.ik_type == "DISTANCE":
+        out.append("iTaSC distance type")
+    # ``lock_*`` on means "constrained along that axis" (the default); off frees the axis.
+    free = [
+        f"location {a}" for a in "xyz" if ik.use_location and not getattr(ik, f"lock_location_{a}")
+    ]
+    free += [
+        f"rotation {a}" for a in "xyz" if ik.use_rotation and not getattr(ik, f"lock_rotation_{a}")
+    ]
+    if free:
+        out.append(f"iTaSC free {', '.join(free)} (not constrained)")
+    return out
+
+
+def _switch_curves(obj: bpy.types.Object, con: bpy.types.Constraint) -> list[bpy.types.FCurve]:
+    """Unmuted drivers and action F-curves on ``con``'s mute / enabled switch."""
+    paths = {con.path_from_id(name) for name in SWITCHES}
+    animation = obj.animation_data
+    if animation is None:
+        return []
+    from .compat import fcurves  # the action's F-curves, layered or not
+
+    curves = list(animation.drivers) + (fcurves(obj) if animation.action is not None else [])
+    return [f for f in curves if f.data_path in paths and not f.mute]
+
+
+def _mute(obj: bpy.types.Object, con: bpy.types.Constraint, log: _Log) -> None:
+    """Mute ``con`` so that it stays muted: a driver or F-curve on its switch is muted too."""
+    for curve in _switch_curves(obj, con):
+        curve.mute = True
+        kind = "driver" if curve.driver is not None else "F-curve"
+        log.notes.append(f"muted the {kind} on '{con.name}'.{curve.data_path.rsplit('.', 1)[1]}")
+    con.mute = True
+
+
+def _empty(context: bpy.types.Context, obj: bpy.types.Object, name: str) -> bpy.types.Object:
+    empty = context.blend_data.objects.new(name, None)
+    empty.empty_display_type = "ARROWS"
+    empty.empty_display_size = 0.1
+    collection = obj.users_collection
+    (collection[0] if collection else context.scene.collection).objects.link(empty)
+    return empty
+
+
+def _plane_empties(
+    context: bpy.types.Context,
+    obj: bpy.types.Object,
+    ik: bpy.types.KinematicConstraint,
+    root: str,
+    phi: float,
+    name: str,
+) -> bpy.types.Object:
+    """Two helper empties; returns the one whose X axis is the bend plane's normal and whose
+    Z axis is the side the bend points to (see :func:`.pole.bend_plane`).
+
+    The first sits on the root bone's head with Y towards the IK target and Z towards the
+    pole (Copy Location, Damped Track, Locked Track): the goals' look-at frame, re-evaluated
+    by Blender every frame. The second is its child, turned by ``phi`` about Y.
+    """
+    frame = _empty(context, obj, f"{name} pole frame")
+    follow = cast("bpy.types.CopyLocationConstraint", frame.constraints.new("COPY_LOCATION"))
+    follow.name, follow.target, follow.subtarget = FRAME_ROOT, obj, root
+    aim = cast("bpy.types.DampedTrackConstraint", frame.constraints.new("DAMPED_TRACK"))
+    aim.name, aim.target, aim.subtarget = FRAME_TARGET, ik.target, ik.subtarget
+    aim.track_axis = "TRACK_Y"
+    up = cast("bpy.types.LockedTrackConstraint", frame.constraints.new("LOCKED_TRACK"))
+    up.name, up.target, up.subtarget = FRAME_POLE, ik.pole_target, ik.pole_subtarget
+    up.lock_axis, up.track_axis = "LOCK_Y", "TRACK_Z"
+    plane = _empty(context, obj, f"{name} pole plane")
+    plane.empty_display_type = "SINGLE_ARROW"
+    plane.parent = frame
+    plane.rotation_euler = (0.0, phi, 0.0)
+    return plane
+
+
+def _bend_joint(
+    obj: bpy.types.Object, chain: list[bpy.types.PoseBone], pole_angle: float
+) -> tuple[str, float]:
+    """The chain bone whose tail is the most bent joint at rest, and that joint's
+    :func:`.pole.bend_angle` (radians) for ``pole_angle`` (radians).
+
+    Blender's IK starts from the chain's own pose channels; an IK-driven chain has none, so
+    its start is the rest pose, where the chain is rigid with its root.
+
+    Raises:
+        InvalidInputError: the chain has one bone, or it is straight at rest.
+    """
+    if len(chain) < 2:
+        raise InvalidInputError("a one-bone chain has no bend plane")
+    bones = armature_data(obj).bones
+    root = np.array(bones[chain[-1].name].matrix_local, dtype=float)
+    tip = np.array(bones[chain[0].name].tail_local, dtype=float)
+    axis = tip - root[:3, 3]
+    axis /= np.linalg.norm(axis)
+
+    def offset(name: str) -> float:
+        k = np.array(bones[name].tail_local, dtype=float) - root[:3, 3]
+        return float(np.linalg.norm(k - (k @ axis) * axis))
+
+    knee = max((pb.name for pb in chain[1:]), key=offset)
+    joint = np.array(bones[knee].tail_local, dtype=float)
+    return knee, pole.bend_angle(root, joint, tip, pole_angle)
+
+
+def _convert_pole(
+    context: bpy.types.Context,
+    obj: bpy.types.Object,
+    ik: bpy.types.KinematicConstraint,
+    chain: list[bpy.types.PoseBone],
+    label: str,
+    log: _Log,
+) -> None:
+    """The pole as a plane goal and a half-space goal on the chain's most bent joint."""
+    try:
+        knee, phi = _bend_joint(obj, chain, ik.pole_angle)
+    except InvalidInputError as exc:
+        log.skipped.append(f"{label} pole target ({exc})")
+        return
+    settings = settings_of(obj)
+    plane = _plane_empties(context, obj, ik, chain[-1].name, phi, label)
+    for goal, axis, suffix in (("PLANE", "X", "pole plane"), ("HALF_SPACE", "Z", "pole side")):
+        item = append(settings, f"{label} {suffix}", knee, plane, goal)
+        item.effector, item.target_axis = "TAIL", axis
+        _set_chain(item, chain[-1].name, knee, obj)
+        log.converted.append(item.name)
+
+
+def _set_chain(item: ReachConstraint, root: str, bone: str, obj: bpy.types.Object) -> None:
+    """Chain of ``item``: from ``bone`` up to ``root`` (a length, so renames keep it)."""
+    n, b = 1, armature_data(obj).bones[bone]
+    while b.name != root and b.parent is not None:
+        n, b = n + 1, b.parent
+    item.chain_mode, item.chain_length = "LENGTH", n
+
+
+def _convert_one(
+    context: bpy.types.Context,
+    obj: bpy.types.Object,
+    pb: bpy.types.PoseBone,
+    ik: bpy.types.KinematicConstraint,
+    log: _Log,
+) -> None:
+    label = f"{pb.name} {ik.name}"
+    target = ik.target
+    if target is None or (target.type == "ARMATURE" and not ik.subtarget):
+        why = "no target" if target is None else "armature target without a bone"
+        log.skipped.append(f"{label} ({why}: Blender ignores it)")
+        return
+    leftovers = _itasc_leftovers(obj, ik)
+    if "iTaSC distance type" in leftovers:
+        log.skipped.append(f"{label} (iTaSC distance type)")
+        return
+    position = ik.use_location and ik.weight > 0.0
+    rotation = ik.use_rotation and ik.orient_weight > 0.0
+    if not (position or rotation):
+        log.skipped.append(f"{label} (neither location nor rotation is used)")
+        return
+    chain = ik_chain(pb, ik)
+    goal = "POSITION" if position else "ORIENTATION"
+    goal = "POSITION_ORIENTATION" if position and rotation else goal
+    item = append(settings_of(obj), label, chain[0].name, target, goal)
+    item.effector = "TAIL"
+    item.target_bone = ik.subtarget if target.type == "ARMATURE" else ""
+    item.target_head_tail = 0.0
+    item.weight = ik.weight if position else ik.orient_weight
+    if position and rotation:
+        item.position_weight = ik.weight / (ik.weight + ik.orient_weight)
+    if ik.chain_count > 0:
+        item.chain_mode, item.chain_length = "LENGTH", len(chain)
+    log.converted.append(item.name)
+    if ik.influence < 1.0:
+        leftovers.append(f"influence {ik.influence:g} (Reach solves at full influence)")
+    if ik.pole_target is not None and position:
+        _convert_pole(context, obj, ik, chain, label, log)
+    log.skipped += [f"{label} {what}" for what in leftovers]
+    _mute(obj, ik, log)
+
+
+def convert_builtin_ik(context: bpy.types.Context, obj: bpy.types.Object) -> Conversion:
+    """Turn the armature's unmuted built-in IK constraints into Reach constraints, muting them.
+
+    Raises:
+        NothingToDoError: the armature has no unmuted built-in IK constraint with a target.
+    """
+    log = _Log()
+    for pb in cast("bpy.types.Pose", obj.pose).bones:
+        for con in pb.constraints:
+            if con.type == "IK" and not con.mute:
+                _convert_one(context, obj, pb, cast("bpy.types.KinematicConstraint", con), log)
+    settings = settings_of(obj)
+    settings.active_index = max(len(settings.constraints) - 1, 0)
+    if not log.converted:
+        raise NothingToDoError(
+            "no built-in IK constraint to convert"
+            + (f" ({', '.join(log.skipped)})" if log.skipped else "")
+        )
+    return Conversion(tuple(log.converted), tuple(log.skipped), tuple(log.notes))
