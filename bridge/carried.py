@@ -22,17 +22,26 @@ with ``K = F^-1 @ A.matrix_world @ B.pose_matrix`` the bone's scale in its own u
 then taken as exactly that, so the offset does not depend on the pose the bone is in and a
 bake is repeatable to the bit). Nothing on this path depends on the solved channels.
 
-Not carried (left to the correction passes, and named by :mod:`.diagnose`): an object on the
-path with an enabled constraint (constraints act after parenting, in world space), a bone
-with *Relative Parenting* (Blender parents to the bone's local channel matrix, not its
-frame), any other parent type between the target and the bone.
+The link to the bone may also be a single object constraint on an object without a parent
+(Blender's ``childof_evaluate`` and ``copy_transforms`` in ``constraint.cc``), at influence 1
+and reading the bone in world space:
+
+* *Child Of* with every channel on (and no inverse still pending): ``world = W_B @ inverse @
+  basis``, ``W_B`` the bone's world matrix at its head, so ``offset = K @ inverse @ basis``;
+* *Copy Transforms* (mix Replace, world to world, no B-Bone shape): ``world = W_B @
+  Tail(head_tail * length)``, so ``offset = K @ Tail(head_tail * length)``.
+
+Not carried (left to the correction passes, and named by :mod:`.diagnose`): any other
+enabled constraint on an object on the path (constraints act after parenting, in world
+space), a bone with *Relative Parenting* (Blender parents to the bone's local channel
+matrix, not its frame), any other parent type between the target and the bone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -53,15 +62,55 @@ class Carry:
 
     Attributes:
         bone: the armature's bone whose segment carries the goal.
-        path: the objects from the one bone-parented to ``bone`` down to the target.
+        path: the objects from the one linked to ``bone`` down to the target.
+        link: the constraint linking ``path[0]`` to the bone (see :func:`constraint_link`),
+            or None when ``path[0]`` is bone-parented.
     """
 
     bone: str
     path: tuple[bpy.types.Object, ...]
+    link: bpy.types.Constraint | None = None
 
 
 def _enabled_constraints(obj: bpy.types.Object) -> list[bpy.types.Constraint]:
     return [c for c in obj.constraints if not c.mute and c.influence > 0.0]
+
+
+def _rigid(con: bpy.types.Constraint) -> bool:
+    """A Child Of or Copy Transforms that places its owner rigidly on its target bone."""
+    if con.type == "CHILD_OF":
+        child_of = cast("bpy.types.ChildOfConstraint", con)
+        channels = [
+            getattr(child_of, f"use_{kind}_{axis}")
+            for kind in ("location", "rotation", "scale")
+            for axis in "xyz"
+        ]
+        return all(channels) and not child_of.set_inverse_pending
+    if con.type == "COPY_TRANSFORMS":
+        copy = cast("bpy.types.CopyTransformsConstraint", con)
+        return (
+            copy.mix_mode == "REPLACE"
+            and copy.target_space == "WORLD"
+            and copy.owner_space == "WORLD"
+            and not copy.use_bbone_shape
+        )
+    return False
+
+
+def constraint_link(arm: bpy.types.Object, obj: bpy.types.Object) -> bpy.types.Constraint | None:
+    """The constraint that fixes ``obj`` (an object without a parent) to a bone of ``arm``,
+    or None: its only enabled constraint, a full Child Of or a Copy Transforms (see the
+    module doc) at influence 1 whose target is a bone of ``arm``."""
+    cons = _enabled_constraints(obj)
+    if obj.parent is not None or len(cons) != 1:
+        return None
+    con = cons[0]
+    subtarget = getattr(con, "subtarget", "")
+    if con.influence != 1.0 or getattr(con, "target", None) != arm or not subtarget:
+        return None
+    if subtarget not in armature_data(arm).bones or not _rigid(con):
+        return None
+    return con
 
 
 def find_carry(
@@ -83,6 +132,10 @@ def find_carry(
     while child is not None:
         path.append(child)
         parent = child.parent
+        link = constraint_link(arm, child)
+        if link is not None:
+            bone = cast("bpy.types.ChildOfConstraint", link).subtarget
+            return Carry(bone, tuple(reversed(path)), link) if moves(bone) else None
         if parent is None or _enabled_constraints(child):
             return None
         if parent == arm:
@@ -122,16 +175,32 @@ def carried_offset(arm: bpy.types.Object, carry: Carry, scale: float) -> np.ndar
         ``offset`` of the module doc: translation in scene units, columns 0-2 the target's
         (scaled) axes in the bone's frame.
     """
-    bone = armature_data(arm).bones[carry.bone]
+    length = armature_data(arm).bones[carry.bone].length
     m = np.eye(4)
     m[:3, :3] = _bone_scale(arm, carry.bone, scale)
-    tail = np.eye(4)
-    tail[1, 3] = bone.length
-    m = m @ tail
-    for obj in carry.path:
-        m = (
-            m
-            @ np.array(obj.matrix_parent_inverse, dtype=float)
-            @ np.array(obj.matrix_basis, dtype=float)
-        )
+    first, *rest = carry.path
+    link = carry.link
+    if link is None:  # bone-parented: at the tail
+        m = m @ _tail(length) @ _local(first)
+    elif link.type == "CHILD_OF":
+        inverse = cast("bpy.types.ChildOfConstraint", link).inverse_matrix
+        m = m @ np.array(inverse, dtype=float) @ np.array(first.matrix_basis, dtype=float)
+    else:  # Copy Transforms
+        m = m @ _tail(cast("bpy.types.CopyTransformsConstraint", link).head_tail * length)
+    for obj in rest:
+        m = m @ _local(obj)
     return m
+
+
+def _tail(distance: float) -> np.ndarray:
+    """Translation (4, 4) by ``distance`` along the bone's Y axis (armature units)."""
+    m = np.eye(4)
+    m[1, 3] = distance
+    return m
+
+
+def _local(obj: bpy.types.Object) -> np.ndarray:
+    """``parent_inverse @ basis`` (4, 4) of an object: its matrix in its parent's frame."""
+    return np.array(obj.matrix_parent_inverse, dtype=float) @ np.array(
+        obj.matrix_basis, dtype=float
+    )

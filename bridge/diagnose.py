@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .carried import constraint_link
 from .rig_goals import ConstraintSpec
 from .rig_scale import scale_reason
 from .settings import armature_data
@@ -115,10 +116,11 @@ def _follows(obj: bpy.types.Object, con: bpy.types.Constraint) -> bool:
 def target_links(obj: bpy.types.Object, target: bpy.types.Object | None) -> list[str]:
     """One line per way ``target`` follows the armature ``obj`` that the solve does not model.
 
-    Walks the target and its parents: an enabled constraint reading the armature (Child Of,
-    Copy Location, ...) on any of them, a bone parent with *Relative Parenting*, or a bone
-    parent below an object with enabled constraints. A target carried by a bone through
-    parenting alone (see :mod:`.carried`) gives no line: the solve models it.
+    Walks the target and its parents: an enabled constraint reading the armature (Copy
+    Location, a Child Of with some channels off, ...) on any of them, a bone parent with
+    *Relative Parenting*, or a bone parent below an object with enabled constraints. A target
+    carried by a bone (bone-parented, or held by a full Child Of or a Copy Transforms, see
+    :mod:`.carried`) gives no line: the solve models it.
     """
     if target is None:
         return []
@@ -127,7 +129,10 @@ def target_links(obj: bpy.types.Object, target: bpy.types.Object | None) -> list
     constrained = ""
     while child is not None and child != obj:
         of = "" if child == target else f" of '{child.name}'"
+        link = constraint_link(obj, child)  # carried by its bone when the solve moves it
         for con in child.constraints:
+            if con == link:
+                continue
             if _follows(obj, con):
                 lines.append(
                     f"target '{target.name}' follows the armature through constraint "

@@ -197,6 +197,8 @@ class ConstraintSpec:
         weight: the constraint's weight (>= 0).
         root: segment where the joint chain starts, None for every ancestor.
         bindings: one per goal; more than one makes a disjunction (any member suffices).
+        segment: the figure segment carrying the end-effector when it is not ``bone``'s own
+            (an effector on a stretched bone, see :mod:`.rig_stretch`); "" for ``bone``.
     """
 
     name: str
@@ -207,6 +209,12 @@ class ConstraintSpec:
     weight: float
     root: str | None
     bindings: list[GoalBinding]
+    segment: str = ""
+
+    @property
+    def effector_segment(self) -> str:
+        """The figure segment carrying the end-effector (``segment`` or ``bone``)."""
+        return self.segment or self.bone
 
     def goal(self) -> solver.Goal:
         """The solver goal: the single binding's, or a Disjunction of all of them."""
@@ -235,7 +243,7 @@ class ConstraintPlan:
         out = []
         for spec in self.specs:
             point = spec.point if scales is None else spec.point * scales.get(spec.bone, 1.0)
-            effector = solver.EndEffector(spec.bone, point, spec.x, spec.y)
+            effector = solver.EndEffector(spec.effector_segment, point, spec.x, spec.y)
             out.append(solver.Constraint(effector, spec.goal(), spec.weight, spec.root, spec.name))
         return out
 
@@ -246,7 +254,7 @@ class ConstraintPlan:
             for binding in spec.bindings:
                 if binding.item_kind != "AIM":
                     continue
-                world = frames[spec.bone]
+                world = frames[spec.effector_segment]
                 p = world[:3, :3] @ spec.point + world[:3, 3]
                 g = cast(solver.AimGoal, binding.solver_goal()).point
                 if binding.carrier is not None:

@@ -29,11 +29,12 @@ NONE_LEGACY    1                           1
 ALIGNED applies the parent's scale along the child's own final axes (Blender's
 ``post_scale``), so it is diagonal whatever the child's rotation. What cannot be expressed:
 FULL or FIX_SHEAR under a parent with non-uniform scale (the parent's scale is applied before
-the child's rotation, so the child shears as it turns), a negative or zero pose scale, and a
-bone that slides (location DOFs) under a scaled parent. For those the bone takes none of
-its parent's scale (its own head is still placed exactly), and the bone (and everything
-below it) is named so the correction passes and the report can say why the model and
-Blender's pose disagree.
+the child's rotation, so the child shears as it turns; the bone then takes none of its
+parent's scale, its head is still placed exactly), a negative or zero pose scale (its size is
+used), and a bone that slides (root translation) or stretches (IK Stretch) under a scaled
+parent. The bone, and everything below it, is named so the correction passes and the report
+can say why the model and Blender's pose disagree. The scale an IK Stretch writes is solved
+by :mod:`.rig_stretch` and taken as 1 here.
 """
 
 from __future__ import annotations
@@ -82,7 +83,10 @@ def _inherited(mode: str, a: np.ndarray) -> np.ndarray | None:
 
 
 def bone_scales(
-    obj: bpy.types.Object, names: Sequence[str], sliding: Container[str] = ()
+    obj: bpy.types.Object,
+    names: Sequence[str],
+    sliding: Container[str] = (),
+    written: Container[str] = (),
 ) -> dict[str, BoneScale]:
     """:class:`BoneScale` of every bone in ``names`` (parents before children, each bone's
     parent included), from the current pose scale and the bones' inherit settings.
@@ -91,12 +95,16 @@ def bone_scales(
         obj: the armature object.
         names: bone names, parents first (the figure's bones).
         sliding: bones with location DOFs in the solve.
+        written: bones whose scale the solve writes (IK Stretch, :mod:`.rig_stretch`, which
+            models it with its own DOFs): taken as unscaled here.
     """
     bones = armature_data(obj).bones
     out: dict[str, BoneScale] = {}
     for name in names:
         bone = bones[name]
         own = np.array(obj.pose.bones[name].scale, dtype=float)
+        if name in written:
+            own = np.ones(3)
         reason = ""
         if own.min() <= 0.0:
             reason = f"bone '{name}' has a negative or zero pose scale (not modelled)"
@@ -112,9 +120,10 @@ def bone_scales(
                 f"bone '{name}' inherits the non-uniform scale of '{bone.parent.name}' "
                 f"({bone.inherit_scale}): it shears as the bone turns (not modelled)"
             )
-        if name in sliding and np.abs(parent.scale - 1.0).max() > UNIFORM:
+        if (name in sliding or name in written) and np.abs(parent.scale - 1.0).max() > UNIFORM:
             reason = reason or (
-                f"bone '{name}' slides under the scaled bone '{bone.parent.name}' (not modelled)"
+                f"bone '{name}' slides or stretches under the scaled bone '{bone.parent.name}' "
+                "(not modelled)"
             )
         out[name] = BoneScale(own * factor, parent.reason or reason)
     return out

@@ -14,8 +14,9 @@ What invalidates a session (the key, compared exactly except where a rounding is
   rotation and translation are re-read every solve);
 * every Reach setting and constraint item (any RNA property, generically, so a new setting
   invalidates without being listed here; targets by address), and ``only_selected``; each
-  target's parents, parent types, parent bones and constraints (mute, influence), which
-  decide whether a bone carries it (:mod:`.carried`);
+  target's parents, parent types, parent bones and every RNA property of their constraints,
+  which decide whether a bone carries it (:mod:`.carried`: a full Child Of or a Copy
+  Transforms onto a bone carries, another constraint does not);
 * every bone's name and parent, and every number, flag and array of every bone and pose bone
   (rest matrices, lengths, connect / inherit flags, IK locks, limits, stiffness, stretch,
   rotation locks, pose scale to 1e-6 ...) except the pose channels a solve reads anyway, the
@@ -175,7 +176,7 @@ def _parentage(target: bpy.types.Object | None) -> tuple:
     while target is not None:
         out.append((
             target.as_pointer(), target.parent_type, target.parent_bone,
-            tuple((c.mute, c.influence) for c in target.constraints),
+            tuple(_rna_values(c) for c in target.constraints),
         ))  # fmt: skip
         target = target.parent
     return tuple(out)

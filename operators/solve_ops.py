@@ -33,13 +33,20 @@ class REACH_OT_solve(bpy.types.Operator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         obj = common.active_armature(context)
-        return common.run(
-            self,
-            lambda: session_for(
-                obj, common.settings_of(obj), context.scene, context.view_layer
-            ).solve_frame(self.insert_keys, context.scene.frame_current),
-            keep_for=obj,
-        )
+        # The solve blocks the UI: the progress cursor says it is busy until it returns.
+        wm = context.window_manager
+        wm.progress_begin(0, 1)
+        try:
+            return common.run(
+                self,
+                lambda: session_for(
+                    obj, common.settings_of(obj), context.scene, context.view_layer
+                ).solve_frame(self.insert_keys, context.scene.frame_current),
+                keep_for=obj,
+            )
+        finally:
+            wm.progress_update(1)
+            wm.progress_end()
 
 
 classes = (REACH_OT_solve,)

@@ -102,49 +102,108 @@ def test_a_target_carried_by_a_solved_bone_is_solved_exactly(
     assert miss <= obj.reach_ik.tolerance and angle <= obj.reach_ik.angle_tolerance
 
 
-def test_a_target_bone_below_a_solved_bone_is_carried(clean_scene: bpy.types.Scene) -> None:
+@pytest.mark.parametrize("scale", [(0.5, 0.5, 0.5), (-1.0, 1.0, 1.0)], ids=["scaled", "mirrored"])
+def test_a_carried_target_on_a_scaled_or_mirrored_armature_is_exact(
+    clean_scene: bpy.types.Scene, scale: tuple
+) -> None:
+    """The offset from the bone's tail scales with the armature and survives a reflection."""
     obj = make_chain()
+    obj.scale = scale
+    bpy.context.view_layer.update()
+    target = _under_a_bone_parented_object(obj)
+    add_constraint(obj, "b2", target, "POSITION_ORIENTATION", chain_mode="ALL")
+    activate(obj)
+    run_op(bpy.ops.reach.solve)
+    report = last_report(obj)
+    miss, angle = _drawn_miss(obj, target)
+    assert report.passes == 0 and report.satisfied
+    assert miss <= obj.reach_ik.tolerance and angle <= obj.reach_ik.angle_tolerance
+
+
+def _add_prop_bone(obj: bpy.types.Object) -> None:
+    """Bone "prop" below b0 (not in the chain), its tail in reach of b2's tail."""
     activate(obj)
     bpy.ops.object.mode_set(mode="EDIT")
     prop = obj.data.edit_bones.new("prop")
     prop.head, prop.tail = (0.7, 0.2, 0.6), (0.7, 0.9, 0.6)
     prop.parent = obj.data.edit_bones["b0"]
     bpy.ops.object.mode_set(mode="OBJECT")
-    add_constraint(obj, "b2", obj, "POSITION", target_bone="prop", target_head_tail=1.0)
+
+
+def _target_bone(obj: bpy.types.Object) -> tuple[bpy.types.Object, dict]:
+    return obj, {"target_bone": "prop", "target_head_tail": 1.0}
+
+
+def _child_of_prop(obj: bpy.types.Object) -> tuple[bpy.types.Object, dict]:
+    target = add_empty("T", (0.7, 0.9, 0.6), (0.2, 0.1, -0.3))
+    con = target.constraints.new("CHILD_OF")  # Blender sets the inverse: T stays put
+    con.target, con.subtarget = obj, "prop"
+    bpy.context.view_layer.update()
+    return target, {}
+
+
+def _copy_transforms_of_prop(obj: bpy.types.Object) -> tuple[bpy.types.Object, dict]:
+    target = add_empty("T", (0.0, 0.0, 0.0))
+    con = target.constraints.new("COPY_TRANSFORMS")
+    con.target, con.subtarget, con.head_tail = obj, "prop", 1.0
+    return target, {}
+
+
+@pytest.mark.parametrize("link", [_target_bone, _child_of_prop, _copy_transforms_of_prop])
+def test_a_target_held_by_a_bone_below_a_solved_bone_is_carried(
+    clean_scene: bpy.types.Scene, extension: ModuleType, link: object
+) -> None:
+    """A Target Bone, or an object held on the bone by a full Child Of or Copy Transforms."""
+    obj = make_chain()
+    _add_prop_bone(obj)
+    target, settings = link(obj)  # type: ignore[operator]
+    add_constraint(obj, "b2", target, "POSITION", **settings)
     activate(obj)
+    labels = [text for entry, text in draw_panels(extension) if entry == "label"]
+    assert not any(text.startswith("target ") for text in labels), labels  # modelled
     run_op(bpy.ops.reach.solve)
     report = last_report(obj)
     bpy.context.view_layer.update()
     miss = np.linalg.norm(world_bone_tail(obj, "b2") - world_bone_tail(obj, "prop"))
     assert report.passes == 0 and report.satisfied and miss <= obj.reach_ik.tolerance
-
-
-def _animated_carried_shot() -> tuple[bpy.types.Object, bpy.types.Object]:
-    """A 3-bone chain reaching for T, bone-parented to b0, animated in b0's frame."""
-    obj = make_chain()
-    target = _bone_parent_animated(obj)
-    add_constraint(obj, "b2", target, "POSITION")
-    scene = bpy.context.scene
-    scene.frame_start, scene.frame_end = 1, FRAMES
-    scene.frame_set(1)
-    activate(obj)
-    return obj, target
+    assert abs(report.constraints[0].measured.distance - miss) < 1e-6
 
 
 def _bone_parent_animated(obj: bpy.types.Object) -> bpy.types.Object:
+    """T bone-parented to b0, moving in b0's frame (Blender adds b0's tail)."""
     target = add_empty("T", (0.0, 0.0, 0.0))
     _bone_parent(target, obj, "b0")
-    for frame in range(1, FRAMES + 1):
-        theta = 2.0 * math.pi * (frame - 1) / FRAMES
-        target.location = (0.9 * math.cos(theta), 0.6 + 0.2 * math.sin(theta), 0.5)
-        target.keyframe_insert("location", frame=frame)
+    _animate(target, (0.0, 0.0, 0.0))
     return target
 
 
+def _child_of_animated(obj: bpy.types.Object) -> bpy.types.Object:
+    """T held on b0 by a Child Of with an identity inverse, moving in b0's head frame."""
+    target = add_empty("T", (0.0, 0.0, 0.0))
+    con = target.constraints.new("CHILD_OF")
+    con.target, con.subtarget, con.set_inverse_pending = obj, "b0", False
+    _animate(target, (0.0, 1.0, 0.0))
+    return target
+
+
+def _animate(target: bpy.types.Object, shift: tuple) -> None:
+    for frame in range(1, FRAMES + 1):
+        theta = 2.0 * math.pi * (frame - 1) / FRAMES
+        path = (0.9 * math.cos(theta), 0.6 + 0.2 * math.sin(theta), 0.5)
+        target.location = tuple(a + b for a, b in zip(path, shift, strict=True))
+        target.keyframe_insert("location", frame=frame)
+
+
+@pytest.mark.parametrize("make_target", [_bone_parent_animated, _child_of_animated])
 def test_a_bake_of_a_carried_target_is_exact_and_repeatable(
-    clean_scene: bpy.types.Scene,
+    clean_scene: bpy.types.Scene, make_target: object
 ) -> None:
-    obj, target = _animated_carried_shot()
+    obj = make_chain()
+    target = make_target(obj)  # type: ignore[operator]
+    add_constraint(obj, "b2", target, "POSITION")
+    clean_scene.frame_start, clean_scene.frame_end = 1, FRAMES
+    clean_scene.frame_set(1)
+    activate(obj)
     run_op(bpy.ops.reach.bake)
     first = keyframes_of(obj)
     report = last_report(obj)
@@ -162,10 +221,10 @@ def test_a_bake_of_a_carried_target_is_exact_and_repeatable(
         assert miss <= obj.reach_ik.tolerance, (frame, miss)
 
 
-def _child_of_a_solved_bone(obj: bpy.types.Object) -> bpy.types.Object:
-    target = add_empty("T", (0.8, -0.5, 0.3))  # in b0's frame through the Child Of
-    con = target.constraints.new("CHILD_OF")
-    con.target, con.subtarget = obj, "b0"
+def _copy_location_of_a_solved_bone(obj: bpy.types.Object) -> bpy.types.Object:
+    target = add_empty("T", (0.8, -0.5, 0.3))  # offset from b0's tail, in world axes
+    con = target.constraints.new("COPY_LOCATION")
+    con.target, con.subtarget, con.head_tail, con.use_offset = obj, "b0", 1.0, True
     return target
 
 
@@ -180,7 +239,10 @@ def _relative_parent(obj: bpy.types.Object) -> bpy.types.Object:
 @pytest.mark.parametrize(
     ("make_target", "line"),
     [
-        (_child_of_a_solved_bone, "target 'T' follows the armature through constraint 'Child Of'"),
+        (
+            _copy_location_of_a_solved_bone,
+            "target 'T' follows the armature through constraint 'Copy Location'",
+        ),
         (
             _relative_parent,
             "target 'T' is parented to bone 'b0' with Relative Parenting (not modelled)",

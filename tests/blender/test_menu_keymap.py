@@ -268,3 +268,34 @@ def test_reload_scripts_leaves_one_registration(extension_zip: Path, tmp_path: P
     assert len(first["handlers"]) == len(set(first["handlers"])) >= 1
     for state in reloaded:
         assert state == first
+
+
+def test_live_toggle_joins_the_menu_and_keymap_with_the_live_setting(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """The place left for live posing: once ``reach_ik.live`` exists, Pose › Reach shows it
+    and Shift Alt R toggles it (a stand-in property while live posing is not registered)."""
+    settings_type = extension.operators.properties.ReachSettings
+    keymap = extension.operators.keymap
+    stand_in = "live" not in settings_type.bl_rna.properties
+    if stand_in:
+        settings_type.live = bpy.props.BoolProperty(name="Live")
+    try:
+        keymap.register()
+        pose = bpy.context.window_manager.keyconfigs.addon.keymaps["Pose"]
+        (item,) = [i for i in pose.keymap_items if i.idname == "wm.context_toggle"]
+        assert (item.type, item.shift, item.ctrl, item.alt) == ("R", True, False, True)
+        obj = make_chain()
+        activate(obj)
+        assert bpy.ops.wm.context_toggle(data_path=item.properties.data_path) == {"FINISHED"}
+        assert obj.reach_ik.live
+        layout = _MenuLayout()
+        bpy.types.REACH_MT_pose.draw(type("FakeMenu", (), {"layout": layout})(), bpy.context)
+        assert layout.props[:2] == ["live", "show_overlay"]
+    finally:
+        if stand_in:
+            del settings_type.live
+        keymap.register()
+    assert [i.idname for i in pose.keymap_items if "reach" in i.idname or "toggle" in i.idname] == (
+        ["reach.solve"] if stand_in else ["reach.solve", "wm.context_toggle"]
+    )

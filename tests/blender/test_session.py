@@ -53,5 +53,6 @@ def test_list_edits_refuse_bad_input_and_change_nothing(clean_scene: bpy.types.S
     with pytest.raises(RuntimeError, match="bone 'b9' not found"):
         bpy.ops.reach.pin(bone="b9")
     assert bpy.ops.reach.convert_ik() == {"CANCELLED"}  # no built-in IK: a warning
-    assert bpy.ops.reach.constraint_move(direction="UP") == {"CANCELLED"}
+    with pytest.raises(RuntimeError, match=r"poll\(\) Add a Reach constraint first"):
+        bpy.ops.reach.constraint_move(direction="UP")  # nothing to move: greyed out
     assert len(obj.reach_ik.constraints) == 0 and set(bpy.data.objects.keys()) == {"Chain"}

@@ -196,10 +196,23 @@ def _carried_target_with_constraint(obj: bpy.types.Object) -> None:
     bpy.data.objects["T"].constraints.new("COPY_SCALE").target = add_empty("S", (0, 0, 0))
 
 
+def _target_held_by_child_of(obj: bpy.types.Object) -> None:
+    """A target carried by b1 through a full Child Of (see ``bridge.carried``)."""
+    con = bpy.data.objects["T"].constraints.new("CHILD_OF")
+    con.target, con.subtarget = obj, "b1"
+
+
+def _child_of_channel_off(obj: bpy.types.Object) -> None:
+    bpy.data.objects["T"].constraints[-1].use_scale_x = False  # no longer carried
+
+
+EDITS["target Child Of channel switched off"] = _child_of_channel_off
+
 #: What an edit needs in place before the session is kept.
 PREPARE: dict[str, Callable[[bpy.types.Object], None]] = {
     "Limit Rotation edited": _limit_rotation,
     "target constraint muted": _carried_target_with_constraint,
+    "target Child Of channel switched off": _target_held_by_child_of,
 }
 
 

@@ -102,9 +102,9 @@ def _copy_rotation_at_half_influence(obj: bpy.types.Object) -> dict:
 
 
 def _target_following_a_solved_bone_by_constraint(obj: bpy.types.Object) -> dict:
-    target = add_empty("T", (0.8, -0.5, 0.3))  # in b0's frame through the Child Of
-    con = target.constraints.new("CHILD_OF")
-    con.target, con.subtarget = obj, "b0"
+    target = add_empty("T", (0.8, -0.5, 0.3))  # offset from b0's tail, in world axes
+    con = target.constraints.new("COPY_LOCATION")
+    con.target, con.subtarget, con.head_tail, con.use_offset = obj, "b0", 1.0, True
     return {"chain_mode": "ROOT", "chain_root": "b0"}
 
 
@@ -132,7 +132,7 @@ def _builtin_ik_elsewhere(obj: bpy.types.Object) -> dict:
         (_copy_rotation_at_half_influence, "bone 'b1' has a Copy Rotation constraint", True),
         (
             _target_following_a_solved_bone_by_constraint,
-            "target 'T' follows the armature through constraint 'Child Of'",
+            "target 'T' follows the armature through constraint 'Copy Location'",
             True,
         ),
         (
