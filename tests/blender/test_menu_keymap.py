@@ -8,12 +8,14 @@ import json
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 from types import ModuleType
 
 import bpy
 import pytest
 
+from tests.blender.panel_draw import Recorder
 from tests.blender.reach_scenes import activate, add_constraint, add_empty, make_chain
 
 MODULE = "bl_ext.user_default.reach_ik"
@@ -165,6 +167,15 @@ def test_preferences_tab_name_and_live_budget(
     assert extension.operators.preferences.live_time_budget() == pytest.approx(0.016)
     prefs.time_budget = 40.0
     assert extension.operators.preferences.live_time_budget() == pytest.approx(0.040)
+
+
+def test_preferences_draw_every_setting(extension: ModuleType, prefs: object) -> None:
+    log: list = []
+    fake = types.SimpleNamespace(layout=Recorder(log), bl_rna=prefs.bl_rna)
+    type(prefs).draw(fake, bpy.context)
+    drawn = {name for kind, name in log if kind == "prop"}
+    settable = {p.identifier for p in prefs.bl_rna.properties if p.identifier != "rna_type"}
+    assert drawn == settable - {"bl_idname"}
 
 
 NEEDS_CONSTRAINTS = {
