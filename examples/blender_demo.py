@@ -3,7 +3,9 @@
 Run as ``.venv/bin/python -m examples.blender_demo`` (``make demo``). It builds the extension
 zip with Blender's own builder, installs and enables it in a throw-away Blender user folder,
 builds the scene, bakes 120 frames through ``bpy.ops.reach.bake``, saves ``out/demo.blend``
-and prints the per-constraint report and the bake speed.
+and prints the per-constraint report and the bake speed. It also renders (Workbench) a few
+frames before and after the bake into the contact sheet ``out/demo.png``
+(:mod:`examples.demo_render`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FRAMES = 120
+#: Frames of the contact sheet ``out/demo.png``.
+SHEET_FRAMES = (1, 21, 41, 61, 81, 101)
 
 
 def _isolate_blender_home() -> None:
@@ -142,28 +146,56 @@ def build_scene(frames: int = FRAMES) -> object:
     return rig
 
 
+def prepare_pictures(rig: object) -> None:
+    """Display geometry for the figure and its targets, and the camera (see
+    :mod:`examples.demo_render`)."""
+    from examples import demo_render
+
+    demo_render.add_figure_mesh(rig)
+    demo_render.add_target_spheres([item.target for item in rig.reach_ik.constraints])
+    demo_render.setup_render()
+
+
+def render_sheet_row(folder: Path, label: str) -> list[tuple[int, object]]:
+    """Render :data:`SHEET_FRAMES` into ``folder``; ``(frame, pixels)`` per frame."""
+    from examples import demo_render
+
+    return [(f, demo_render.render_frame(f, folder / f"{label}_{f:03d}.png"))
+            for f in SHEET_FRAMES]  # fmt: skip
+
+
 def main() -> None:
-    """Build, bake, save and report."""
+    """Build, render, bake, render again, save and report."""
     _isolate_blender_home()
     import bpy
 
+    from examples import demo_render
+
     install_extension()
     rig = build_scene()
+    out = REPO_ROOT / "out"
+    renders = out / "renders"
+    renders.mkdir(parents=True, exist_ok=True)
+    prepare_pictures(rig)
+    before = render_sheet_row(renders, "before")
+    bpy.context.scene.frame_set(1)
     bpy.context.view_layer.objects.active = rig
     start = time.perf_counter()
     result = bpy.ops.reach.bake()
     seconds = time.perf_counter() - start
     assert result == {"FINISHED"}, result
     report = last_report(rig)
-    out = REPO_ROOT / "out"
-    out.mkdir(exist_ok=True)
+    after = render_sheet_row(renders, "after")
+    demo_render.contact_sheet(
+        [("rest pose (before the bake)", before), ("after the bake", after)], out / "demo.png"
+    )
     bpy.ops.wm.save_as_mainfile(filepath=str(out / "demo.blend"))
     print(f"Reach IK demo: {len(report.constraints)} constraints, {report.n_dof} DOF, "
           f"{FRAMES} frames baked in "
           f"{seconds:.2f} s = {FRAMES / seconds:.1f} frames/s (keys included)")  # fmt: skip
     print("per-constraint worst residual over the bake (measured on Blender's pose):")
     print("\n".join(report.residual_lines()))
-    print(f"saved {out / 'demo.blend'}")
+    print(f"saved {out / 'demo.blend'} and the contact sheet {out / 'demo.png'}")
 
 
 if __name__ == "__main__":
