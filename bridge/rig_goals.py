@@ -304,13 +304,21 @@ def _validate(
             )
 
 
-def _moved_bones(arm: bpy.types.Object, solved: set[str]) -> set[str]:
-    """Bones the solve moves: the solved ones and every bone below one of them."""
-    moved = set()
+def _carrying_bones(arm: bpy.types.Object, solved: set[str]) -> set[str]:
+    """Bones that can carry a goal: the solved ones and every bone below one of them (the
+    solve moves them), except a solved bone with *IK Stretch* and every bone below it (its
+    stretch scales what hangs off it, which a carried goal does not follow: such a target
+    is left to the correction passes)."""
+    moved, stretched = set(), set()
     for bone in armature_data(arm).bones:  # parents come before their children
-        if bone.name in solved or (bone.parent is not None and bone.parent.name in moved):
+        parent = bone.parent.name if bone.parent is not None else None
+        if bone.name in solved or parent in moved:
             moved.add(bone.name)
-    return moved
+        if (bone.name in solved and arm.pose.bones[bone.name].ik_stretch > 0.0) or (
+            parent in stretched
+        ):
+            stretched.add(bone.name)
+    return moved - stretched
 
 
 def build_constraints(
@@ -329,7 +337,7 @@ def build_constraints(
         for name in chain:
             plan.chain_bones.setdefault(name, item.name)
         tops.append(top)
-    moves = _moved_bones(arm, set(plan.chain_bones))
+    carrying = _carrying_bones(arm, set(plan.chain_bones))
     for item, top in zip(items, tops, strict=True):
         plan.figure_bones.add(item.bone)
         target = item.target
@@ -338,7 +346,7 @@ def build_constraints(
         if target == arm and item.target_bone:
             carrier = item.target_bone
         elif target != arm:
-            carry = find_carry(arm, target, moves.__contains__)
+            carry = find_carry(arm, target, carrying.__contains__)
             carrier = None if carry is None else carry.bone
         if carrier is not None:
             plan.figure_bones.add(carrier)
