@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,7 +38,8 @@ import numpy as np
 from . import bake, busy, keys, results
 from .autokey import autokey
 from .editable import why_not_editable
-from .live_inputs import Fingerprint, fingerprint, input_ids
+from .live_inputs import fingerprint, input_ids
+from .live_state import LiveState, plan_next
 from .report import STATUS_STOPPED, FrameReport
 from .rig_joints import rotation_values
 from .session_cache import session_for
@@ -52,25 +52,8 @@ if TYPE_CHECKING:
 BUDGET = 0.016
 #: A re-solve that moves no solved channel by more than this did not change the pose: no key.
 UNCHANGED = 1e-6
-#: A solve that cannot move within its budget is retried with up to this many times the budget.
-MAX_BUDGET_SCALE = 64
 #: The two switches, by what they react to.
 LIVE, FRAME_CHANGE = "live", "evaluate_on_frame_change"
-
-
-@dataclass
-class LiveState:
-    """What live posing remembers about one armature (runtime only)."""
-
-    seen: Fingerprint | None = None  # inputs after the last solve (or the last accepted state)
-    releases: int = 0  # busy.releases() then: a change means a Reach job wrote the armature
-    bones: tuple[str, ...] | None = None  # the last solve's figure bones
-    unfinished: bool = False  # the last solve stopped at its budget or iteration limit
-    solves: int = 0  # live solves so far (tests count them per update)
-    seconds: list[float] = field(default_factory=list)  # wall time of each live solve
-    error: str = ""  # why live posing was last switched off, "" if it was not
-    accept_next: bool = False  # the next update takes the inputs as they are (undo, load)
-    budget_scale: int = 1  # the next live solve's budget, in budgets (see _plan_next)
 
 
 _STATES: dict[int, LiveState] = {}
@@ -181,26 +164,11 @@ def solve_now(
     state.solves += 1
     state.seconds.append(time.perf_counter() - clock)
     state.error = ""
-    _plan_next(state, report.status == STATUS_STOPPED, moved)
+    plan_next(state, report.status == STATUS_STOPPED, moved)
     results.store(obj, report)
     state.seen = fingerprint(obj, state.bones)
     state.releases = busy.releases(obj)
     return report
-
-
-def _plan_next(state: LiveState, stopped: bool, moved: bool) -> None:
-    """After a solve: whether to continue it (:attr:`LiveState.unfinished`) and with which
-    budget. Stopped early but moved: more of the same helps. Stopped without moving (the
-    budget ran out before the first step, e.g. on a loaded machine): the next try gets twice
-    the budget, up to :data:`MAX_BUDGET_SCALE` times; then it waits for the next edit."""
-    if not stopped:
-        state.unfinished, state.budget_scale = False, 1
-    elif moved:
-        state.unfinished = True
-    elif state.budget_scale < MAX_BUDGET_SCALE:
-        state.unfinished, state.budget_scale = True, 2 * state.budget_scale
-    else:
-        state.unfinished, state.budget_scale = False, 1
 
 
 def on_update(

@@ -6,13 +6,15 @@ What Blender does (``iksolver_plugin.cc``, measured in bpy 4.2 and 5.0): a chain
 the evaluated bone is scaled by ``S`` on all three axes (its tail, its drawn width and every
 offset of its children grow by ``S``). A chain bone below it gets the scale ratio
 ``S_child / S_parent`` (1 / ``S_parent`` for a bone that does not stretch), so only the
-stretched bones show a scale; bones outside the chain inherit the scale as usual. The
-stretch has no upper limit; the translation's lower limit keeps a bone from collapsing; the
-*IK Stretch* amount sets only the stiffness of the translation, ``1 - ik_stretch^2``.
+stretched bones show a scale; bones outside the chain inherit the scale as usual. A child
+whose *Inherit Scale* is None keeps its size without help; its head still follows the
+stretched parent. The stretch has no upper limit; the translation's lower limit keeps a bone
+from collapsing; the *IK Stretch* amount sets only the stiffness of the translation,
+``1 - ik_stretch^2``.
 
 Reach writes the same pose into the channels: ``scale = (k, k, k)`` with
-``k = S_bone / S_parent`` on every stretched bone and on the solved children of one, so
-Blender's evaluation of the written channels is Blender's IK result.
+``k = S_bone / S_parent`` on every stretched bone and on the solved children of one that
+inherit its scale, so Blender's evaluation of the written channels is Blender's IK result.
 
 The model (exact for children at any offset and effectors anywhere along the bone): the
 stretch is one group parameter ``t = (S - 1) L`` (scene units, the translation change
@@ -22,7 +24,7 @@ child bone's head at offset ``d`` (bone frame, scene units) moves by ``t |d| / L
 end-effector at ``f L`` along the bone moves by ``f t`` along Y (a helper segment
 ``<bone>@tip<n>`` carrying the effector). Rotations stay on the bone's own segment, so the
 helpers turn with it. A child's offset is read when the rig is built; a child whose location
-is animated later is followed by the measured correction passes.
+changes later (an animated location during a bake) is not followed by the model.
 """
 
 from __future__ import annotations
@@ -130,19 +132,32 @@ class StretchPlan:
 
     @staticmethod
     def mark_children(obj: bpy.types.Object, solved: dict[str, SolvedBone]) -> None:
-        """A solved child of a stretched bone writes its scale too (``1 / S_parent``)."""
+        """A solved child that inherits a stretched parent's scale writes its scale too
+        (``S_child / S_parent``)."""
         for name, info in solved.items():
             parent = obj.pose.bones[name].parent
-            if parent is not None and parent.name in solved and solved[parent.name].stretch:
+            if (
+                parent is not None
+                and parent.name in solved
+                and solved[parent.name].stretch
+                and inherits_scale(obj, name)
+            ):
                 info.writes_scale = True
+
+
+def inherits_scale(obj: bpy.types.Object, name: str) -> bool:
+    """Whether bone ``name`` takes its parent's (uniform) scale: every *Inherit Scale* mode
+    but None does; its head follows the parent's scaled offset in every mode (measured)."""
+    return obj.pose.bones[name].bone.inherit_scale not in ("NONE", "NONE_LEGACY")
 
 
 def parent_stretch(
     obj: bpy.types.Object, name: str, stretch: dict[str, float], solved: dict[str, SolvedBone]
 ) -> float:
-    """Stretch ``S`` of bone ``name``'s solved parent (1 when the parent does not stretch);
-    ``stretch``: stretched bone -> its current ``S``."""
+    """The stretch bone ``name`` inherits: its solved parent's ``S`` (``stretch``: stretched
+    bone -> its current ``S``), 1 when the parent does not stretch or the bone does not
+    inherit scale."""
     parent = obj.pose.bones[name].parent
-    if parent is None or parent.name not in solved:
+    if parent is None or parent.name not in solved or not inherits_scale(obj, name):
         return 1.0
     return stretch.get(parent.name, 1.0)

@@ -286,6 +286,7 @@ def test_itasc_settings_reported_as_not_converted(
         "b1 IK iTaSC free location x (not constrained)",
         "b1 IK influence 0.5 (Reach solves at full influence)",
         "b2 IK (iTaSC distance type)",
+        "iTaSC solver settings (mode, precision, iterations: Reach has its own)",
     )
     assert obj.pose.bones["b1"].constraints["IK"].mute
     assert not obj.pose.bones["b2"].constraints["IK"].mute
@@ -327,3 +328,23 @@ def test_rigify_generated_rig_stays_converted(
         shin.constraints.remove(con)
     bpy.context.view_layer.update()
     assert np.allclose(bone_points(rig, chain, True), converted, atol=1e-6)
+
+
+def test_what_blender_does_differently_is_reported(rigify_metarig: bpy.types.Object,
+                                                   extension: object) -> None:  # fmt: skip
+    """A hinge whose axis is off the bend plane's normal (the metarig's elbow, 12 degrees)
+    makes Blender leave the plane; IK Stretch on a chain whose IK does not stretch."""
+    obj = rigify_metarig
+    hinge(obj, "forearm.L")
+    obj.pose.bones["thigh.L"].ik_stretch = 0.2
+    elbow = world_bone_matrix(obj, "forearm.L")[:3, 3]
+    pole = add_empty("elbow pole", tuple(elbow + np.array([0.0, 1.0, 0.0])))
+    add_ik(obj, "forearm.L", add_empty("hand", tuple(elbow + np.array([0.1, -0.2, 0.0]))), 2, pole)
+    add_ik(obj, "shin.L", add_empty("foot", (0.1, -0.2, 0.3)), 2, use_stretch=False)
+    conversion = extension.bridge.convert.convert_builtin_ik(bpy.context, obj)
+    assert conversion.skipped == (
+        "forearm.L IK pole plane approximate: hinge 'forearm.L' turns about an axis 12 degrees "
+        "off the bend plane's normal (Blender's IK leaves the plane)",
+        "shin.L IK Stretch off while thigh.L have IK Stretch (Blender keeps their length, "
+        "Reach stretches them: set their IK Stretch to 0 to match)",
+    )

@@ -66,14 +66,21 @@ def _compare(blender: dict, reach: dict, tolerance: float) -> None:
         assert np.linalg.norm(r_y - y_axis) < tolerance, (name, r_y, y_axis)
 
 
-def test_one_stretched_bone_matches_blenders_ik(clean_scene: bpy.types.Scene) -> None:
+@pytest.mark.parametrize(
+    "scale", [(1.0, 1.0, 1.0), (-1.0, 1.0, 1.0), (2.0, 2.0, 2.0)], ids=["plain", "mirrored", "x2"]
+)
+def test_one_stretched_bone_matches_blenders_ik(
+    clean_scene: bpy.types.Scene, scale: tuple[float, float, float]
+) -> None:
     obj = make_chain(n=4)  # connected: Blender's stretch is a scale, not a location
+    obj.scale = scale
     obj.pose.bones["b1"].ik_stretch = 0.5
-    target = add_empty("T", (0.8, 0.3, 3.2))  # 2.35 units from b1's head: out of reach
+    target = add_empty("T", (0.8, 0.3, 3.2))  # x2: inside the reach, so b1 shrinks
+    bpy.context.view_layer.update()
+    head = obj.matrix_world @ obj.pose.bones["b1"].head
+    stretch = (target.location - head).length / abs(scale[1])
     blender = _blender_ik(obj, "b1", target, 1)
-    stretch = float(np.linalg.norm(np.array(target.location) - np.array([0.0, 0.0, 1.0])))
-    assert blender["b1"][0] == pytest.approx([stretch] * 3, abs=BLENDER_IK_TOLERANCE)
-    assert blender["b2"][0] == pytest.approx([stretch] * 3, abs=BLENDER_IK_TOLERANCE)
+    assert blender["b1"][0] == pytest.approx([stretch * abs(scale[1])] * 3, abs=2e-3)
     reach = _reach(obj, "b1", target, 1)
     pb = obj.pose.bones["b1"]
     assert np.array(pb.scale) == pytest.approx([stretch] * 3, abs=1e-5)  # the pose scale
@@ -81,8 +88,12 @@ def test_one_stretched_bone_matches_blenders_ik(clean_scene: bpy.types.Scene) ->
     _compare(blender, reach, BLENDER_IK_TOLERANCE)  # b2, b3 (outside the chain) inherit it
 
 
-def test_a_chain_bone_below_a_stretched_one_keeps_its_size(clean_scene: bpy.types.Scene) -> None:
+@pytest.mark.parametrize("inherit", ["FULL", "NONE"])
+def test_a_chain_bone_below_a_stretched_one_keeps_its_size(
+    clean_scene: bpy.types.Scene, inherit: str
+) -> None:
     obj = make_chain(n=4)
+    obj.data.bones["b2"].inherit_scale = inherit
     b1 = obj.pose.bones["b1"]
     b1.ik_stretch = 0.5
     b1.lock_ik_x = b1.lock_ik_y = b1.lock_ik_z = True  # b1 only stretches
@@ -94,7 +105,8 @@ def test_a_chain_bone_below_a_stretched_one_keeps_its_size(clean_scene: bpy.type
     assert blender["b2"][0] == pytest.approx([1.0] * 3, abs=BLENDER_IK_TOLERANCE)
     reach = _reach(obj, "b2", target, 2, reachable=False)
     assert np.array(b1.scale) == pytest.approx([1.4] * 3, abs=1e-5)
-    assert np.array(obj.pose.bones["b2"].scale) == pytest.approx([1 / 1.4] * 3, abs=1e-5)
+    written = 1 / 1.4 if inherit == "FULL" else 1.0  # a bone inheriting no scale needs none
+    assert np.array(obj.pose.bones["b2"].scale) == pytest.approx([written] * 3, abs=1e-5)
     assert np.linalg.norm(reach["b2"][1] - np.array([1.0, 0.0, 2.4])) < 1e-5
     _compare(blender, reach, BLENDER_IK_TOLERANCE)
 

@@ -6,6 +6,7 @@ bone, let Blender update the view layer, and read the evaluated pose.
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 
 import bpy
@@ -20,6 +21,7 @@ from tests.blender.live_support import (  # noqa: F401  (room_to_solve: an autou
     miss,
     room_to_solve,
 )
+from tests.blender.panel_draw import Recorder, draw_panels
 from tests.blender.reach_scenes import activate, add_empty, keys_of
 
 
@@ -83,6 +85,12 @@ def test_an_error_is_reported_once_and_switches_live_off(
         bpy.context.view_layer.update()
     assert state.solves == solves
     assert capsys.readouterr().out.count("Live switched off") == 1
+    activate(obj)
+    assert ("label", state.error) in draw_panels(extension)  # shown in the panel
+    header: list = []
+    panel = importlib.import_module(f"{extension.__name__}.panels.reach_panel").REACH_PT_main
+    panel.draw_header(type("FakePanel", (), {"layout": Recorder(header)})(), bpy.context)
+    assert header == [("prop", "live")]  # the switch, to turn it back on
 
 
 def test_a_solve_stopped_early_writes_the_best_pose_and_continues(
@@ -97,6 +105,8 @@ def test_a_solve_stopped_early_writes_the_best_pose_and_continues(
     bpy.context.view_layer.update()
     misses = [miss(obj, target)]
     assert state.unfinished and TOLERANCE < misses[0] < before  # the best pose so far
+    handlers = importlib.import_module(f"{extension.__name__}.operators.live_handlers")
+    assert bpy.app.timers.is_registered(handlers.resume)  # it goes on without another edit
     for _ in range(60):
         if not state.unfinished:
             break
