@@ -29,7 +29,9 @@ import numpy as np
 
 from ..solver.errors import InvalidInputError
 from . import pole
+from .compat import fcurves
 from .items import NothingToDoError, append
+from .rotations import EULER_ORDERS
 from .settings import armature_data, settings_of
 
 if TYPE_CHECKING:
@@ -106,7 +108,7 @@ def _transform_locks(chain: list[bpy.types.PoseBone]) -> list[str]:
     out = []
     for pb in chain:
         axes = [a for a, locked in zip("XYZ", pb.lock_rotation, strict=True) if locked]
-        if axes and len(pb.rotation_mode) == 3:  # an Euler order: Reach reads these locks
+        if axes and pb.rotation_mode in EULER_ORDERS:  # Reach reads the locks of Euler bones
             out.append(
                 f"Lock Rotation {''.join(axes)} of '{pb.name}' (Blender's IK ignores it, "
                 "Reach keeps it: unlock it to match)"
@@ -120,8 +122,6 @@ def _switch_curves(obj: bpy.types.Object, con: bpy.types.Constraint) -> list[bpy
     animation = obj.animation_data
     if animation is None:
         return []
-    from .compat import fcurves  # the action's F-curves, layered or not
-
     curves = list(animation.drivers) + (fcurves(obj) if animation.action is not None else [])
     return [f for f in curves if f.data_path in paths and not f.mute]
 

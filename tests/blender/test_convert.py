@@ -248,16 +248,19 @@ def test_bone_targets_head_and_pole_bone(clean_scene: bpy.types.Scene) -> None:
     assert np.linalg.norm(tip[:3] - head) < 1e-4
 
 
-@pytest.mark.parametrize("switch", ["mute", "influence"])
+@pytest.mark.parametrize("switch", ["mute", "enabled", "influence", "keyed mute"])
 def test_driven_switch_stays_off_after_convert(clean_scene: bpy.types.Scene, switch: str) -> None:
-    """Rigify drives constraint switches: Convert mutes a driver on ``mute`` too, so the IK
-    stays off on Blender's evaluated pose after a frame change; a driven influence cannot
-    bring a muted constraint back."""
+    """Rigify drives constraint switches: Convert mutes a driver (or the F-curve of keys) on
+    ``mute`` / ``enabled`` too, so the IK stays off on Blender's evaluated pose after a frame
+    change; a driven influence cannot bring a muted constraint back."""
     obj = make_limb("Leg", LEG)
     target = add_empty("foot target", (0.2, -0.3, 0.4))
     ik = add_ik(obj, "b1", target, 2)
-    driver = ik.driver_add(switch).driver
-    driver.type, driver.expression = "SCRIPTED", "0" if switch == "mute" else "1"
+    if switch == "keyed mute":
+        obj.keyframe_insert(ik.path_from_id("mute"), frame=1)
+    else:
+        driver = ik.driver_add(switch).driver
+        driver.type, driver.expression = "SCRIPTED", "0" if switch == "mute" else "1"
     rest_tip = np.array([*obj.data.bones["b1"].tail_local, 1.0])  # the armature is at the origin
     clean_scene.frame_set(2)
     tip = world_bone_matrix(obj, "b1") @ np.array([0.0, obj.data.bones["b1"].length, 0.0, 1.0])
