@@ -56,6 +56,7 @@ def test_frame_change_evaluation_matches_a_bake_frame_by_frame(
     scene = bpy.context.scene
     live = _live(extension)
     obj.reach_ik.evaluate_on_frame_change = True
+    scene.tool_settings.use_keyframe_insert_auto = True  # a preview is never keyed, even so
     previews = []
     for frame in FRAMES:
         scene.frame_set(frame)
@@ -64,6 +65,7 @@ def test_frame_change_evaluation_matches_a_bake_frame_by_frame(
         previews.append(_rotations(obj))
     assert live.state_of(obj).solves == len(FRAMES)
     assert not fcurves(obj)  # never keyed
+    scene.tool_settings.use_keyframe_insert_auto = False
     obj.reach_ik.evaluate_on_frame_change = False
     for pb in obj.pose.bones:
         pb.rotation_quaternion = (1.0, 0.0, 0.0, 0.0)
@@ -77,16 +79,24 @@ def test_frame_change_evaluation_matches_a_bake_frame_by_frame(
         assert np.abs(baked - preview).max() < 1e-4, (frame, np.abs(baked - preview).max())
 
 
-def test_no_frame_change_evaluation_while_rendering(
+def test_no_live_solve_while_rendering(
     clean_scene: bpy.types.Scene, extension: ModuleType, tmp_path: Path
 ) -> None:
-    obj, _target = _planar_arm()
+    obj, target = _planar_arm()
     scene = bpy.context.scene
     live = _live(extension)
     obj.reach_ik.evaluate_on_frame_change = True
+    obj.reach_ik.live = True
     scene.frame_set(2)
     solves = live.state_of(obj).solves
     assert solves == 1
+
+    def edit_while_rendering(*_args: object) -> None:
+        """A script moving a target mid-render: Live would solve on this update."""
+        target.location.x += 0.01
+        bpy.context.view_layer.update()
+
+    bpy.app.handlers.render_pre.append(edit_while_rendering)
     camera = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
     scene.collection.objects.link(camera)
     scene.camera = camera
@@ -94,8 +104,12 @@ def test_no_frame_change_evaluation_while_rendering(
     scene.render.resolution_x = scene.render.resolution_y = 8
     scene.render.filepath = str(tmp_path / "frame_")
     scene.frame_start, scene.frame_end = 3, 4
-    run_op(bpy.ops.render.render, animation=True)
+    try:
+        run_op(bpy.ops.render.render, animation=True)
+    finally:
+        bpy.app.handlers.render_pre.remove(edit_while_rendering)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["frame_0003.png", "frame_0004.png"]
-    assert live.state_of(obj).solves == solves  # the render's frame changes solved nothing
+    assert live.state_of(obj).solves == solves  # neither the edits nor the frames solved
+    obj.reach_ik.live = False
     scene.frame_set(5)  # after the render, evaluation resumes
     assert live.state_of(obj).solves == solves + 1
