@@ -51,9 +51,9 @@ import numpy as np
 
 from .. import solver
 from . import ik_limits, rotations
-from .object_frame import object_scale
+from .object_frame import object_frame, object_scale
 from .rig_freedom import check_chains_move
-from .rig_goals import ConstraintSpec, GoalBinding, build_constraints, model_mirror
+from .rig_goals import ConstraintSpec, GoalBinding, build_constraints
 from .rig_joints import (
     RigError,
     SolvedBone,
@@ -156,7 +156,7 @@ class Rig:
 
     def push_rest(self) -> None:
         """Write the current state into the figure's rest transforms (no rebuild)."""
-        t_obj, r_obj = _object_frame(self.obj, self.scale)
+        t_obj, r_obj = object_frame(self.obj, self.scale)
         s = self.scale
         bones = armature_data(self.obj).bones
         for name in self.bones:
@@ -284,16 +284,6 @@ def _rigid_inverse(m: np.ndarray) -> np.ndarray:
     out[:3, :3] = m[:3, :3].T
     out[:3, 3] = -m[:3, :3].T @ m[:3, 3]
     return out
-
-
-def _object_frame(obj: bpy.types.Object, scale: float) -> tuple[np.ndarray, np.ndarray]:
-    """Translation (3,) and rotation (3, 3) of the armature object (scale removed) in the
-    model's world (reflected for a mirrored armature, see :func:`.rig_goals.model_mirror`)."""
-    m = np.array(obj.matrix_world, dtype=float)
-    mirror = model_mirror(obj)
-    if mirror is not None:
-        m[:3] = mirror @ m[:3]
-    return m[:3, 3], rotations.orthonormalize(m[:3, :3] / scale)
 
 
 def build_rig(
