@@ -90,24 +90,38 @@ def run_profiles(chains, tasks) -> dict[str, str]:
     return out
 
 
-def run_eval_speed(log: Callable[[str], None]) -> str:
-    """Output of ``python -m bench.eval_speed`` (objective + gradient against a minimal
-    batched-numpy kinematics sketch), or why it did not run."""
-    if not (HERE / "eval_speed.py").exists():
-        return "bench/eval_speed.py is not on this branch: not run."
-    log("eval_speed")
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.eval_speed"],
+def run_module(name: str) -> subprocess.CompletedProcess[str]:
+    """``python -m name`` from the repository root, output captured (15 min at most)."""
+    return subprocess.run(
+        [sys.executable, "-m", name],
         capture_output=True,
         text=True,
         check=False,
         cwd=HERE.parent,
         timeout=900,
     )
+
+
+def run_eval_speed(log: Callable[[str], None]) -> str:
+    """Output of ``python -m bench.eval_speed`` (objective + gradient against a minimal
+    batched-numpy kinematics sketch), or why it did not run."""
+    if not (HERE / "eval_speed.py").exists():
+        return "bench/eval_speed.py is not on this branch: not run."
+    log("eval_speed")
+    done = run_module("bench.eval_speed")
     text = done.stdout.strip()
     if done.returncode:
         text += f"\n(exit status {done.returncode})\n{done.stderr.strip()[-2000:]}"
     return text
+
+
+def run_live_update(log: Callable[[str], None]) -> None:
+    """``python -m bench.live_update`` in its own Blender (it adds its section to RESULTS.md
+    after the report is written); its failure is logged, not raised."""
+    log("live_update")
+    done = run_module("bench.live_update")
+    if done.returncode:
+        log(f"live_update failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     save_run(bench_run, args.out / SAVED)
     write_reports(bench_run, args.out)
+    if not args.no_blender and args.out == HERE:
+        run_live_update(log)
     log(f"wrote {args.out / 'RESULTS.md'} in {(time.perf_counter() - clock) / 60:.1f} min")
     for c in checks:
         log(f"  [{c.status}] {c.target}: {c.measured}")

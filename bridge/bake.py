@@ -7,12 +7,12 @@ last one, then plays each frame back to measure the residuals on Blender's evalu
 with a progress callback.
 
 Start pose (why a bake is deterministic). The first frame is solved from the solved
-channels' **rest** values (identity rotation, zero location for solved location channels),
-whatever the current pose or the keys already on those channels; every later frame starts
-from the previous frame's solution (warm start). Everything else the solve reads (unsolved
-bones, targets) comes from the scene's animation evaluated at that frame. So baking the same
-shot twice, or after saving and reloading the file, writes identical keys: a re-bake does not
-start from the pose an earlier bake keyed.
+channels' **rest** values (identity rotation, zero location for solved location channels,
+no stretch), whatever the current pose or the keys already on those channels; every later
+frame starts from the previous frame's solution (warm start). Everything else the solve
+reads (unsolved bones, targets) comes from the scene's animation evaluated at that frame. So
+baking the same shot twice, or after saving and reloading the file, writes identical keys: a
+re-bake does not start from the pose an earlier bake keyed.
 
 Failure and cancel. The scene state the bake may change is captured first
 (:class:`.restore.SceneState`). Any exception — a :class:`.rig.RigError`, a solver error or
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import solver
-from . import keys, rotations
+from . import busy, keys, rotations
 from .bake_report import BakeError, BakeReport, Worst, describe, fold
 from .bake_target import TARGETS, BakeTarget
 from .diagnose import explain
@@ -97,14 +97,16 @@ def start_from_rest(rig: Rig) -> dict[str, np.ndarray]:
     """Put the rig's solved channels at rest; return their rest rotation channels per bone.
 
     This is the start pose of a bake (see the module docstring): identity rotation, zero
-    location on solved location channels. The returned channels seed the Euler / quaternion
-    continuity of the first frame.
+    location on solved location channels, stretch 1. The returned channels seed the Euler /
+    quaternion continuity of the first frame.
     """
     previous = {}
     for name, info in rig.solved.items():
         rig.rotation[name] = np.eye(3)
         for axis, _joint in info.location_joints:
             rig.location[name][axis] = 0.0
+        if info.stretch is not None:
+            rig.stretch[name] = 1.0
         rig.base.pop(name, None)
         rig.local_values.pop(name, None)
         previous[name] = rotations.rotation_to_channels(np.eye(3), info.rotation_mode)
@@ -159,6 +161,7 @@ class BakeJob:
         if target not in TARGETS:
             raise BakeError(f"Reach bake: target must be one of {TARGETS}, not {target!r}")
         self.obj = obj
+        busy.hold(obj)  # until cancel() or finish(): live posing leaves the armature alone
         self.scene = scene
         self.mode = mode
         self.depsgraph = depsgraph
@@ -245,7 +248,7 @@ class BakeJob:
         result = self.solver.solve(rig.initial())
         rig.apply(result)
         channels = rig.channels(self.previous)
-        self.previous = {name: rot for name, (rot, _loc) in channels.items()}
+        self.previous = {name: bone.rotation for name, bone in channels.items()}
         column = [keys.channel_value(channels, *key) for key in self.channels]
         if not np.all(np.isfinite(column)):
             raise RigError("the solve gave non-finite channel values")
@@ -284,7 +287,10 @@ class BakeJob:
                 if target is not None:
                     target.undo()
             finally:
-                self.state.restore()
+                try:
+                    self.state.restore()
+                finally:
+                    busy.release(self.obj)
 
     def finish(self) -> BakeReport:
         """Restore the frame and the pose of unkeyed channels; return the report.
@@ -299,6 +305,7 @@ class BakeJob:
         except Exception as exc:
             self._fail(exc, " failed while restoring the frame", None)
         self.closed = True
+        busy.release(self.obj)
         return BakeReport(
             frames=tuple(self.frames),
             constraints=tuple(c.name for c in self.rig.constraints),

@@ -34,7 +34,8 @@ and reading the bone in world space:
 Not carried (left to the correction passes, and named by :mod:`.diagnose`): any other
 enabled constraint on an object on the path (constraints act after parenting, in world
 space), a bone with *Relative Parenting* (Blender parents to the bone's local channel
-matrix, not its frame), any other parent type between the target and the bone.
+matrix, not its frame), any other parent type between the target and the bone, and a bone
+at or below a solved bone with *IK Stretch* (the stretch scales the offset during the solve).
 """
 
 from __future__ import annotations
@@ -114,18 +115,20 @@ def constraint_link(arm: bpy.types.Object, obj: bpy.types.Object) -> bpy.types.C
 
 
 def find_carry(
-    arm: bpy.types.Object, target: bpy.types.Object, moves: Callable[[str], bool]
+    arm: bpy.types.Object, target: bpy.types.Object, carries: Callable[[str], bool]
 ) -> Carry | None:
     """The bone carrying ``target``, or None when the solve does not move it rigidly.
 
     Args:
         arm: the solved armature object.
         target: the constraint's target object (not ``arm`` itself).
-        moves: whether the solve moves a bone of ``arm`` (by name).
+        carries: whether a bone of ``arm`` (by name) moves rigidly with the solve, so it
+            can carry a goal (the bridge: below a solved bone, no IK Stretch on the way).
 
     Returns:
-        A :class:`Carry` when ``target`` hangs off a moved bone of ``arm`` through parenting
-        alone (see the module doc); None otherwise (static, or not modelled).
+        A :class:`Carry` when ``target`` hangs off a carrying bone of ``arm`` through
+        parenting, or one Child Of / Copy Transforms (see the module doc); None otherwise
+        (static, or not modelled).
     """
     path: list[bpy.types.Object] = []
     child: bpy.types.Object | None = target
@@ -135,14 +138,14 @@ def find_carry(
         link = constraint_link(arm, child)
         if link is not None:
             bone = cast("bpy.types.ChildOfConstraint", link).subtarget
-            return Carry(bone, tuple(reversed(path)), link) if moves(bone) else None
+            return Carry(bone, tuple(reversed(path)), link) if carries(bone) else None
         if parent is None or _enabled_constraints(child):
             return None
         if parent == arm:
             bone = child.parent_bone
             if child.parent_type != "BONE" or bone not in armature_data(arm).bones:
                 return None
-            if armature_data(arm).bones[bone].use_relative_parent or not moves(bone):
+            if armature_data(arm).bones[bone].use_relative_parent or not carries(bone):
                 return None
             return Carry(bone, tuple(reversed(path)))
         if child.parent_type not in OBJECT_PARENTS:

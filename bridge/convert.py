@@ -99,6 +99,20 @@ def _itasc_leftovers(obj: bpy.types.Object, ik: bpy.types.KinematicConstraint) -
     return out
 
 
+def _transform_locks(chain: list[bpy.types.PoseBone]) -> list[str]:
+    """Lock Rotation on the chain's Euler bones: Blender's IK turns such bones anyway, Reach
+    keeps them locked (Rigify locks its IK bones this way)."""
+    out = []
+    for pb in chain:
+        axes = [a for a, locked in zip("XYZ", pb.lock_rotation, strict=True) if locked]
+        if axes and len(pb.rotation_mode) == 3:  # an Euler order: Reach reads these locks
+            out.append(
+                f"Lock Rotation {''.join(axes)} of '{pb.name}' (Blender's IK ignores it, "
+                "Reach keeps it: unlock it to match)"
+            )
+    return out
+
+
 def _switch_curves(obj: bpy.types.Object, con: bpy.types.Constraint) -> list[bpy.types.FCurve]:
     """Unmuted drivers and action F-curves on ``con``'s mute / enabled switch."""
     paths = {con.path_from_id(name) for name in SWITCHES}
@@ -116,7 +130,7 @@ def _mute(obj: bpy.types.Object, con: bpy.types.Constraint, log: _Log) -> None:
     for curve in _switch_curves(obj, con):
         curve.mute = True
         kind = "driver" if curve.driver is not None else "F-curve"
-        log.notes.append(f"muted the {kind} on '{con.name}'.{curve.data_path.rsplit('.', 1)[1]}")
+        log.notes.append(f"muted the {kind} on {curve.data_path}")
     con.mute = True
 
 
@@ -257,6 +271,7 @@ def _convert_one(
     log.converted.append(item.name)
     if ik.influence < 1.0:
         leftovers.append(f"influence {ik.influence:g} (Reach solves at full influence)")
+    leftovers += _transform_locks(chain)
     if ik.pole_target is not None and position:
         _convert_pole(context, obj, ik, chain, label, log)
     log.skipped += [f"{label} {what}" for what in leftovers]
@@ -271,9 +286,21 @@ def convert_builtin_ik(context: bpy.types.Context, obj: bpy.types.Object) -> Con
     """
     log = _Log()
     for pb in cast("bpy.types.Pose", obj.pose).bones:
+        active = False  # Blender solves only the first active IK constraint of a bone
         for con in pb.constraints:
-            if con.type == "IK" and not con.mute:
-                _convert_one(context, obj, pb, cast("bpy.types.KinematicConstraint", con), log)
+            if con.type != "IK":
+                continue
+            ik = cast("bpy.types.KinematicConstraint", con)
+            if con.mute:
+                if _switch_curves(obj, con):  # e.g. Rigify's pole switch: keep it off for good
+                    _mute(obj, con, log)
+            elif con.influence <= 0.0:
+                log.skipped.append(f"{pb.name} {con.name} (influence 0: Blender ignores it)")
+            elif active:
+                log.skipped.append(f"{pb.name} {con.name} (Blender uses only the bone's first IK)")
+            else:
+                active = True
+                _convert_one(context, obj, pb, ik, log)
     settings = settings_of(obj)
     settings.active_index = max(len(settings.constraints) - 1, 0)
     if not log.converted:

@@ -2,8 +2,10 @@
 
 When Blender's evaluated pose puts the end-effector somewhere else than the model does (a
 bone constraint, a driver, a bone not inheriting rotation) or the target moves with the solve
-(parented to a solved bone), the model is solved again towards a *shifted* goal chosen so
-that, if the discrepancy stayed as it is, Blender's effector would land on the true target:
+in a way the model does not carry (e.g. a Copy Location onto a solved bone; a target parented
+to one is carried, see :mod:`.carried`), the model is solved again towards a *shifted* goal
+chosen so that, if the discrepancy stayed as it is, Blender's effector would land on the
+true target:
 
 * a point ``g`` (position, line, plane, half-space goals):
   ``g' = g + (p_model - p_blender)``, the effector offset undone;
@@ -95,8 +97,8 @@ class Corrector:
             rig: the :class:`.rig.Rig` (its pose is the one Blender evaluated).
             spec: the constraint to correct; goals carried by a bone are left as they are.
             measured: its residual on Blender's pose (carries the evaluated effector).
-            model_frame: (4, 4) the effector bone's world frame in the model at the solution
-                (``figure.forward(result.x)[spec.bone]``).
+            model_frame: (4, 4) the effector segment's world frame in the model at the solution
+                (``figure.forward(result.x)[spec.effector_segment]``).
             depsgraph: the evaluated depsgraph the pose was measured on.
         """
         p_blender, r_blender = _blender_frame(rig, spec, measured, depsgraph)

@@ -105,9 +105,16 @@ def _bone_reason(obj: bpy.types.Object, name: str, driven: dict[str, str]) -> st
         return f"bone '{name}' does not inherit its parent's rotation (not modelled)"
     if bone.inherit_scale != "FULL":
         return f"bone '{name}' inherits scale as '{bone.inherit_scale}' (not modelled)"
-    if any(abs(s - 1.0) > 1e-6 for s in pb.scale):
+    if any(abs(s - 1.0) > 1e-6 for s in pb.scale) and not _stretch_scale(obj, pb):
         return f"bone '{name}' has a pose scale (not modelled)"
     return ""
+
+
+def _stretch_scale(obj: bpy.types.Object, pb: bpy.types.PoseBone) -> bool:
+    """Whether a pose scale may be the one a solve writes for *IK Stretch* (see
+    :mod:`.rig_stretch`): on a stretching bone, or on a child of one (1 / its stretch)."""
+    parent = pb.parent
+    return pb.ik_stretch > 0.0 or (parent is not None and parent.ik_stretch > 0.0)
 
 
 def _follows(obj: bpy.types.Object, con: bpy.types.Constraint) -> bool:

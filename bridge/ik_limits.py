@@ -28,12 +28,16 @@ inscribed, so a pose on it is inside Blender's limits; see :data:`POLYGON_TOLERA
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import solver
 from .rotations import axis_rotation
+
+if TYPE_CHECKING:  # the figure is passed in: this module stays importable on its own
+    from .. import solver
 
 #: Largest distance (radians, in ``(a, b)``) of Blender's swing boundary outside the polygon.
 POLYGON_TOLERANCE = 5e-4
@@ -174,7 +178,10 @@ def limit_joints(limits: Limits) -> LimitJoints:
     upper = np.array([hi[X] if x_lim else np.pi, hi[Z] if z_lim else np.pi])
     rows, rhs = np.zeros((0, 2)), np.zeros(0)
     if x_lim and z_lim:
-        rows, rhs = swing_polygon(limits)
+        rows, rhs = _cached_polygon(
+            float(limits.lower[X]), float(limits.upper[X]),
+            float(limits.lower[Z]), float(limits.upper[Z]),
+        )  # fmt: skip
     coupling = swing
     param_axes: tuple[int, ...] = (X, Z)
     if kind == "SPHERICAL":
@@ -298,6 +305,18 @@ def _simplify(points: np.ndarray, tolerance: float) -> list[int]:
             keep.add(m % n)
             arcs += [(i, m), (m, j)]
     return sorted(keep)
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_polygon(
+    min_x: float, max_x: float, min_z: float, max_z: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`swing_polygon` of X and Z limits (radians), kept: a rig build reads it often."""
+    lower, upper = np.array([min_x, 0.0, min_z]), np.array([max_x, 0.0, max_z])
+    rows, rhs = swing_polygon(Limits((False, False, False), (True, True, True), lower, upper))
+    rows.setflags(write=False)
+    rhs.setflags(write=False)
+    return rows, rhs
 
 
 def _passes(points: np.ndarray, limits: Limits) -> bool:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import compat
-from .rig import Rig, build_rig, rotation_data_path
+from .rig import BoneChannels, Rig, build_rig, rotation_data_path
 
 if TYPE_CHECKING:  # annotations only: bpy objects are passed in
     from bpy.types import FCurve, FCurveKeyframePoints, Object
@@ -66,15 +66,21 @@ def solved_channels(rig: Rig) -> list[ChannelKey]:
         rot_path = bone_path(name, rotation_data_path(pb))
         out.extend((rot_path, k, name) for k in info.keyed_rotation)
         out.extend((bone_path(name, "location"), axis, name) for axis, _ in info.location_joints)
+        if info.writes_scale:
+            out.extend((bone_path(name, "scale"), axis, name) for axis in range(3))
     return out
 
 
 def channel_value(
-    channels: Mapping[str, tuple[np.ndarray, np.ndarray]], data_path: str, index: int, group: str
+    channels: Mapping[str, BoneChannels], data_path: str, index: int, group: str
 ) -> float:
-    """Value of one channel from :meth:`Rig.channels` output (bone -> (rotation, location))."""
-    rot, loc = channels[group]
-    return float(loc[index] if data_path.endswith(".location") else rot[index])
+    """Value of one channel from :meth:`Rig.channels` output (bone -> its channels)."""
+    bone = channels[group]
+    if data_path.endswith(".location"):
+        return float(bone.location[index])
+    if data_path.endswith(".scale"):
+        return float(bone.scale[index])
+    return float(bone.rotation[index])
 
 
 def read_points(points: FCurveKeyframePoints, prop: str, values: np.ndarray) -> None:

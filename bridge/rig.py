@@ -7,17 +7,24 @@ too: see :func:`.rig_goals.model_mirror`). One segment per bone, at the bone's h
 bone's pose axes; its rest transform relative to the parent segment is the bone's rest offset
 (``parent.matrix_local^-1 @ bone.matrix_local``, object transform applied to roots, lengths
 times the object's uniform scale) times the bone's current ``matrix_basis`` (location ignored
-for connected bones, as Blender does; pose scale is not modelled).
+for connected bones, as Blender does; pose scale is not modelled, except the scale an IK
+Stretch writes: see :mod:`.rig_stretch`).
 
-Parametrisation of a solved bone's rotation (why two kinds):
+Parametrisation of a solved bone's rotation (why three kinds):
 ``LOCAL``  -- bones without limits: three revolutes about the bone's own X, Y, Z axes,
     relinearised around the current pose (``Figure.set_rest`` moves the pose into the rest
     rotation, the joints start at 0) at the start of every solve, and during a bake whenever
     a joint has turned more than ``REBASE_ANGLE``. The joints never get near a singularity,
     so a bone already turned 90 degrees still moves freely in every direction (Euler angles
     in the channels would gimbal-lock there). ``lock_ik_*`` drops that axis.
-``EULER``  -- bones with limits (IK limits or an enabled local-space Limit Rotation
-    constraint) or with ``lock_rotation`` on an Euler channel: absolute Euler angles in the
+``IK_SEGMENT`` -- bones with IK limits (and neither of the next kind's settings): the
+    segment Blender's Standard IK makes of the bone for its ``lock_ik_*`` (spherical, swing,
+    elbow or revolute), with the limits in Blender's meaning: X/Z bound the swing quaternion
+    as an ellipse (an inscribed polygon of linear constraints), Y the twist, an elbow's
+    angles directly. See :mod:`.ik_limits`.
+``EULER``  -- bones with an enabled local-space Limit Rotation constraint or with
+    ``lock_rotation`` on an Euler channel (their IK limits, if any, join the box as Euler
+    bounds: Blender shows the Limit Rotation's box, which must hold): absolute Euler angles in the
     order Blender's Limit Rotation uses (its ``euler_order``; ``AUTO`` = the bone's Euler
     rotation mode, ``XYZ`` for quaternion / axis-angle bones). Order ``"ABC"`` means
     ``R = R_C R_B R_A``, so the revolutes are added C, B, A. Each angle is bounded to
@@ -25,14 +32,15 @@ Parametrisation of a solved bone's rotation (why two kinds):
     ``|a| + |b| + |c| <= 270`` degrees (eight linear constraints): exactly the angles
     Blender's decomposition (the branch with the smaller sum of |angle|) returns, so a Limit
     Rotation constraint with the same limits leaves a solved pose unchanged.
-Prismatic DOFs (``ik_stretch`` > 0: location Y within +-stretch * length; root translation:
-location X, Y, Z unbounded) come before the rotation, like ``location`` in ``matrix_basis``.
+Root translation (location X, Y, Z unbounded, prismatic) comes before the rotation, like
+``location`` in ``matrix_basis``. IK Stretch (``ik_stretch`` > 0) is one group parameter per
+bone driving prismatic helpers after the rotation (:mod:`.rig_stretch`), written as scale.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -50,6 +58,7 @@ from .rig_joints import (
     rotation_values,
     set_rotation_values,
 )
+from .rig_stretch import MIN_STRETCH, StretchPlan, parent_stretch
 from .settings import armature_data
 
 if TYPE_CHECKING:
@@ -57,11 +66,25 @@ if TYPE_CHECKING:
 
     from ..operators.properties import ReachSettings
 
-__all__ = ["Rig", "RigError", "build_rig", "rotation_data_path", "solver_options"]
+__all__ = ["BoneChannels", "Rig", "RigError", "build_rig", "rotation_data_path", "solver_options"]
 
 EPS_LENGTH = 1e-9
 REBASE_ANGLE = 0.5  # radians; LOCAL joints are relinearised beyond this
 SOLVE_MARGIN = 0.5  # the solver aims at this share of the user's tolerances
+
+
+class BoneChannels(NamedTuple):
+    """The pose channels a solve writes for one bone.
+
+    Attributes:
+        rotation: (4,) or (3,) rotation channels in the bone's rotation mode.
+        location: (3,) location, armature units (only solved location axes are written).
+        scale: (3,) scale (written only for a stretched bone and its solved children).
+    """
+
+    rotation: np.ndarray
+    location: np.ndarray
+    scale: np.ndarray
 
 
 @dataclass
@@ -86,6 +109,7 @@ class Rig:
     base: dict[str, np.ndarray] = field(default_factory=dict)
     local_values: dict[str, np.ndarray] = field(default_factory=dict)
     pushed: dict[str, tuple[np.ndarray | None, np.ndarray]] = field(default_factory=dict)
+    stretch: dict[str, float] = field(default_factory=dict)  # stretched bone -> its S (>0)
 
     # ------------------------------------------------------------------ state
     def read_pose(self, solved_too: bool) -> None:
@@ -100,6 +124,10 @@ class Rig:
                 self.base.pop(name, None)  # relinearise around the pose just read
             if solved_too or name not in self.solved or not self.solved[name].location_joints:
                 self.location[name] = np.array(pose[name].location, dtype=float)
+            info = self.solved.get(name)
+            if solved_too and info is not None and info.stretch is not None:
+                inherited = parent_stretch(self.obj, name, self.stretch, self.solved)
+                self.stretch[name] = max(float(pose[name].scale[1]) * inherited, MIN_STRETCH)
 
     def _set_rest(self, segment: str, translation: np.ndarray | None, rotation: np.ndarray) -> None:
         """``Figure.set_rest`` unless the segment already has exactly this rest transform."""
@@ -170,11 +198,14 @@ class Rig:
                     values[joint] = float(angles[axis])
             for axis, joint in info.location_joints:
                 values[joint] = self.scale * float(self.location[name][axis])
+            if info.stretch is not None:
+                values[info.stretch] = (self.stretch.get(name, 1.0) - 1.0) * info.length
         return np.array([values[c] for c in self.figure.coordinate_names])
 
     def apply(self, result: solver.IKResult) -> None:
         """Move a solution into the state (rotation/location of solved bones)."""
         values = result.values()
+        coords = dict(zip(self.figure.coordinate_names, result.x.tolist(), strict=True))
         for name, info in self.solved.items():
             if info.param == "LOCAL":
                 r = self.base[name]
@@ -195,31 +226,37 @@ class Rig:
             self.rotation[name] = r
             for axis, joint in info.location_joints:
                 self.location[name][axis] = values[joint] / self.scale
+            if info.stretch is not None:
+                self.stretch[name] = 1.0 + coords[info.stretch] / info.length
 
-    def channels(
-        self, previous: dict[str, np.ndarray] | None = None
-    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Channel values of solved bones: bone -> (rotation channels, location (3,)).
+    def channels(self, previous: dict[str, np.ndarray] | None = None) -> dict[str, BoneChannels]:
+        """Channel values of solved bones.
 
         ``previous`` (bone -> rotation channels) keeps Euler angles and quaternion signs
-        continuous; without it the bone's current channels in Blender are used.
+        continuous; without it the bone's current channels in Blender are used. The scale is
+        ``S_bone / S_parent`` on all three axes (see :mod:`.rig_stretch`).
         """
         out = {}
         for name, info in self.solved.items():
             pb = self.obj.pose.bones[name]
             prev = previous[name] if previous and name in previous else rotation_values(pb)
             rot = rotations.rotation_to_channels(self.rotation[name], info.rotation_mode, prev)
-            out[name] = (rot, self.location[name].copy())
+            ratio = self.stretch.get(name, 1.0) / parent_stretch(
+                self.obj, name, self.stretch, self.solved
+            )
+            out[name] = BoneChannels(rot, self.location[name].copy(), np.full(3, ratio))
         return out
 
-    def write_pose(self, channels: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    def write_pose(self, channels: dict[str, BoneChannels]) -> None:
         """Write channel values (from :meth:`channels`) into the pose bones."""
-        for name, (rot, loc) in channels.items():
+        for name, bone in channels.items():
             pb = self.obj.pose.bones[name]
             info = self.solved[name]
-            set_rotation_values(pb, rot)
+            set_rotation_values(pb, bone.rotation)
             for axis, _joint in info.location_joints:
-                pb.location[axis] = float(loc[axis])
+                pb.location[axis] = float(bone.location[axis])
+            if info.writes_scale:
+                pb.scale = bone.scale.tolist()
 
     def update_targets(self) -> None:
         """Re-read target transforms into the goals (animated targets, bakes)."""
@@ -278,6 +315,7 @@ def build_rig(
             owner = plan.chain_bones[name]
             raise RigError(f"Constraint '{owner}': bone '{name}' has zero length")
     fig = solver.Figure()
+    stretch = StretchPlan.of(obj, plan.chain_bones, scale)
     offsets = {}
     for name in order:
         bone = bones_by_name[name]
@@ -289,6 +327,10 @@ def build_rig(
             offsets[name] = _rigid_inverse(np.array(bone.parent.matrix_local, dtype=float)) @ local
             parent_seg = bone.parent.name
         offsets[name][:3, :3] = rotations.orthonormalize(offsets[name][:3, :3])
+        if parent_seg is not None:
+            loc = np.zeros(3) if bone.use_connect else np.array(obj.pose.bones[name].location)
+            offset = scale * (offsets[name][:3, 3] + offsets[name][:3, :3] @ loc)
+            parent_seg = stretch.child_segment(fig, name, parent_seg, offset)
         if name in plan.chain_bones:
             helper = location_segment(
                 obj.pose.bones[name], plan.chain_bones[name], settings.use_root_translation
@@ -298,19 +340,22 @@ def build_rig(
                 parent_seg = helper
         fig.add_segment(name, parent_seg)
     notes: list[str] = []
-    for name in order:  # what the figure does not model, said once per solve
-        pb, bone = obj.pose.bones[name], bones_by_name[name]
-        if np.abs(np.array(pb.scale) - 1.0).max() > 1e-6:
-            notes.append(f"pose scale of bone '{name}' is not modelled")
-        if not bone.use_inherit_rotation:
-            notes.append(f"bone '{name}' does not inherit rotation: not modelled")
     solved = {}
     for name in order:
         if name in plan.chain_bones:
             solved[name] = add_solved_bone(
-                fig, obj.pose.bones[name], plan.chain_bones[name], scale,
-                settings.use_root_translation, notes,
-            )  # fmt: skip
+                fig, obj.pose.bones[name], plan.chain_bones[name], settings.use_root_translation
+            )
+    stretch.place_effectors(fig, plan.specs)
+    stretch.add_groups(fig, solved)
+    stretch.mark_children(obj, solved)
+    for name in order:  # what the figure does not model, said once per solve
+        pb, bone = obj.pose.bones[name], bones_by_name[name]
+        scale_written = name in solved and solved[name].writes_scale
+        if not scale_written and np.abs(np.array(pb.scale) - 1.0).max() > 1e-6:
+            notes.append(f"pose scale of bone '{name}' is not modelled")
+        if not bone.use_inherit_rotation:
+            notes.append(f"bone '{name}' does not inherit rotation: not modelled")
     check_chains_move(obj, fig, plan.specs, solved, RigError)
     rig = Rig(obj, fig, [], plan.bindings, order, solved, scale, {}, {}, offsets, notes)
     rig.specs = plan.specs

@@ -197,6 +197,8 @@ class ConstraintSpec:
         weight: the constraint's weight (>= 0).
         root: segment where the joint chain starts, None for every ancestor.
         bindings: one per goal; more than one makes a disjunction (any member suffices).
+        segment: the figure segment carrying the end-effector when it is not ``bone``'s own
+            (an effector on a stretched bone, see :mod:`.rig_stretch`); "" for ``bone``.
     """
 
     name: str
@@ -207,6 +209,12 @@ class ConstraintSpec:
     weight: float
     root: str | None
     bindings: list[GoalBinding]
+    segment: str = ""
+
+    @property
+    def effector_segment(self) -> str:
+        """The figure segment carrying the end-effector (``segment`` or ``bone``)."""
+        return self.segment or self.bone
 
     def goal(self) -> solver.Goal:
         """The solver goal: the single binding's, or a Disjunction of all of them."""
@@ -227,7 +235,7 @@ class ConstraintPlan:
         """The ``solver.Constraint`` list (goals already carry the current targets)."""
         out = []
         for spec in self.specs:
-            effector = solver.EndEffector(spec.bone, spec.point, spec.x, spec.y)
+            effector = solver.EndEffector(spec.effector_segment, spec.point, spec.x, spec.y)
             out.append(solver.Constraint(effector, spec.goal(), spec.weight, spec.root, spec.name))
         return out
 
@@ -238,7 +246,7 @@ class ConstraintPlan:
             for binding in spec.bindings:
                 if binding.item_kind != "AIM":
                     continue
-                world = frames[spec.bone]
+                world = frames[spec.effector_segment]
                 p = world[:3, :3] @ spec.point + world[:3, 3]
                 g = cast(solver.AimGoal, binding.solver_goal()).point
                 if binding.carrier is not None:
@@ -296,13 +304,21 @@ def _validate(
             )
 
 
-def _moved_bones(arm: bpy.types.Object, solved: set[str]) -> set[str]:
-    """Bones the solve moves: the solved ones and every bone below one of them."""
-    moved = set()
+def _carrying_bones(arm: bpy.types.Object, solved: set[str]) -> set[str]:
+    """Bones that can carry a goal: the solved ones and every bone below one of them (the
+    solve moves them), except a solved bone with *IK Stretch* and every bone below it (its
+    stretch scales what hangs off it, which a carried goal does not follow: such a target
+    is left to the correction passes)."""
+    moved, stretched = set(), set()
     for bone in armature_data(arm).bones:  # parents come before their children
-        if bone.name in solved or (bone.parent is not None and bone.parent.name in moved):
+        parent = bone.parent.name if bone.parent is not None else None
+        if bone.name in solved or parent in moved:
             moved.add(bone.name)
-    return moved
+        if (bone.name in solved and arm.pose.bones[bone.name].ik_stretch > 0.0) or (
+            parent in stretched
+        ):
+            stretched.add(bone.name)
+    return moved - stretched
 
 
 def build_constraints(
@@ -321,7 +337,7 @@ def build_constraints(
         for name in chain:
             plan.chain_bones.setdefault(name, item.name)
         tops.append(top)
-    moves = _moved_bones(arm, set(plan.chain_bones))
+    carrying = _carrying_bones(arm, set(plan.chain_bones))
     for item, top in zip(items, tops, strict=True):
         plan.figure_bones.add(item.bone)
         target = item.target
@@ -330,7 +346,7 @@ def build_constraints(
         if target == arm and item.target_bone:
             carrier = item.target_bone
         elif target != arm:
-            carry = find_carry(arm, target, moves.__contains__)
+            carry = find_carry(arm, target, carrying.__contains__)
             carrier = None if carry is None else carry.bone
         if carrier is not None:
             plan.figure_bones.add(carrier)

@@ -1,7 +1,8 @@
 """Part of the bridge (:mod:`.rig`): one solved bone's joints, and its pose channels.
 
-See :mod:`.rig` for the two parametrisations (``LOCAL`` relinearised axes, ``EULER`` angles in
-Limit Rotation's order) and why.
+See :mod:`.rig` for the three parametrisations (``LOCAL`` relinearised axes, ``IK_SEGMENT``
+Blender's IK segment with its limits, :mod:`.ik_limits`; ``EULER`` angles in Limit Rotation's
+order) and why.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ class SolvedBone:
     location_joints: list[tuple[int, str]] = field(default_factory=list)  # (axis, joint)
     keyed_rotation: tuple[int, ...] = ()  # rotation channel indices that change
     location_segment: str | None = None  # helper segment of the location joints, if any
+    # IK Stretch (see :mod:`.rig_stretch`): the group driving the bone's stretch, its length
+    # (scene units) and whether the solve writes the bone's scale channels.
+    stretch: str | None = None
+    length: float = 0.0
+    writes_scale: bool = False
     segment: ik_limits.LimitJoints | None = None  # IK_SEGMENT: Blender's segment for the bone
     coordinates: list[str] = field(default_factory=list)  # IK_SEGMENT: its solver coordinates
 
@@ -158,9 +164,7 @@ def add_solved_bone(
     fig: solver.Figure,
     pb: bpy.types.PoseBone,
     owner: str,
-    scale: float,
     root_translation: bool,
-    notes: list,
 ) -> SolvedBone:
     """Add the joints of one solved bone (segments already exist)."""
     name = pb.name
@@ -174,14 +178,6 @@ def add_solved_bone(
         for k in range(3):
             info.location_joints.append(
                 (k, fig.add_prismatic(seg, np.eye(3)[k], name=f"{name}:loc{'XYZ'[k]}"))
-            )
-    elif pb.ik_stretch > 0.0:
-        if bone.use_connect:
-            notes.append(f"bone '{name}' is connected: Blender ignores its location, no stretch")
-        else:
-            reach = pb.ik_stretch * bone.length * scale
-            info.location_joints.append(
-                (1, fig.add_prismatic(seg, (0, 1, 0), -reach, reach, name=f"{name}:locY"))
             )
     locks = [pb.lock_ik_x, pb.lock_ik_y, pb.lock_ik_z]
     limits = ik_limits_of(pb) if order is None else None
@@ -244,10 +240,7 @@ def location_segment(pb: bpy.types.PoseBone, owner: str, root_translation: bool)
 
 def has_location(pb: bpy.types.PoseBone, root_translation: bool) -> bool:
     """Whether a solved bone gets prismatic (location) joints."""
-    bone = pb.bone
-    if bone.parent is None and root_translation:
-        return True
-    return pb.ik_stretch > 0.0 and not bone.use_connect
+    return pb.bone.parent is None and root_translation
 
 
 def _keyed(pb: bpy.types.PoseBone, moves: bool, fixed: tuple[int, ...]) -> tuple[int, ...]:

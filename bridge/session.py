@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import solver
-from . import bake, convert, keys
+from . import bake, busy, convert, keys
 from .bake import BakeReport
 from .convert import Conversion
 from .correction import Corrector
@@ -26,7 +26,7 @@ from .measure import MeasuredResidual, measure
 from .playback import builtin_ik
 from .pole_start import start_at_poles
 from .report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
-from .rig import Rig, RigError, build_rig, solver_options
+from .rig import BoneChannels, Rig, RigError, build_rig, solver_options
 from .rig_goals import ConstraintPlan
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ class _Pass:
     """One solve's outcome as Blender evaluated it."""
 
     result: solver.IKResult
-    channels: dict[str, tuple[np.ndarray, np.ndarray]]
+    channels: dict[str, BoneChannels]
     measured: list[MeasuredResidual]
 
     def score(self, tolerance: float, angle_tolerance: float, counted: Sequence[bool]) -> float:
@@ -177,6 +177,10 @@ class RigSession:
             RigError: a target was deleted or is not finite, an aim target sits on its
                 effector.
         """
+        with busy.holding(self.obj):  # live posing leaves the armature alone meanwhile
+            return self._solve_frame(insert_keys, frame)
+
+    def _solve_frame(self, insert_keys: bool, frame: float | None) -> FrameReport:
         rig = self.rig
         if not self._fresh:
             self.refresh()
@@ -219,7 +223,7 @@ class RigSession:
                 frames = rig.figure.forward(last.result.x)  # the model's segment frames
                 for i in wrong:
                     spec = rig.specs[i]
-                    frame = frames[spec.bone]
+                    frame = frames[spec.effector_segment]
                     corrector.retarget(rig, spec, last.measured[i], frame, depsgraph)
                 rig.push_rest()
                 last = self._evaluate(self.solver.solve(rig.initial()))

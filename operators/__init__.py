@@ -22,7 +22,7 @@ def register() -> None:
     """Register property groups, preferences, operator classes, the Pose menu and keys."""
     import bpy
 
-    from . import keymap, menu, preferences, properties, renames
+    from . import keymap, live_handlers, menu, preferences, properties, renames
 
     properties.register()
     for cls in preferences.classes:
@@ -32,14 +32,16 @@ def register() -> None:
     menu.register()
     keymap.register()
     renames.register()
+    live_handlers.register()
 
 
 def unregister() -> None:
     """Remove everything :func:`register` added, in reverse order."""
     import bpy
 
-    from . import keymap, menu, preferences, properties, renames
+    from . import keymap, live_handlers, menu, preferences, properties, renames
 
+    live_handlers.unregister()
     renames.unregister()
     keymap.unregister()
     menu.unregister()

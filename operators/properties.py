@@ -221,6 +221,14 @@ class ReachConstraint(bpy.types.PropertyGroup):
     )
 
 
+def _tag_for_live(settings: bpy.types.PropertyGroup, _context: bpy.types.Context) -> None:
+    """A live switch changed: tag the armature so the next update sees it (setting a property
+    from Python tags nothing) and live posing solves there if the switch is on."""
+    obj = settings.id_data
+    if isinstance(obj, bpy.types.Object):
+        obj.update_tag()
+
+
 class ReachResidual(bpy.types.PropertyGroup):
     """The last solve's residual of one constraint (for the panel)."""
 
@@ -251,6 +259,24 @@ class ReachSettings(bpy.types.PropertyGroup):
         name="Root Translation",
         description="Let root bones move (three prismatic DOFs each, written as location)",
         default=False,
+    )
+    # Live posing (:mod:`..bridge.live`). Saved with the file: a file saved with Live on
+    # re-poses its armature again after reopening, on the first edit of an input.
+    live: BoolProperty(
+        override=OVERRIDABLE,
+        name="Live",
+        description="Re-solve whenever a target, a Reach setting or a bone of this armature "
+        "changes, and write the pose (keys only when Auto Keying is on, as a transform would)",
+        default=False,
+        update=_tag_for_live,
+    )
+    evaluate_on_frame_change: BoolProperty(
+        override=OVERRIDABLE,
+        name="Evaluate on Frame Change",
+        description="Solve at every frame change (playback, scrubbing) from the animated "
+        "targets and write the pose without keys: a preview of the shot before baking",
+        default=False,
+        update=_tag_for_live,
     )
     show_overlay: BoolProperty(
         override=OVERRIDABLE,

@@ -9,6 +9,7 @@ import bpy
 from ..bridge import results
 from ..bridge.bake import BakeReport
 from ..bridge.diagnose import interfering, target_links
+from ..bridge.live import live_error
 from ..bridge.report import FrameReport, residual_text
 from ..bridge.settings import armature_data, bone_settings_of, settings_of
 
@@ -71,10 +72,18 @@ class REACH_PT_main(_ReachPanel):
 
     bl_label = "Reach IK"
 
+    def draw_header(self, context: bpy.types.Context) -> None:
+        obj = _armature(context)
+        if obj is not None:
+            self.layout.prop(settings_of(obj), "live", text="Live")
+
     def draw(self, context: bpy.types.Context) -> None:
         obj = _active_armature(context)
         settings = settings_of(obj)
         layout = self.layout
+        error = live_error(obj)
+        if error:
+            layout.label(text=error, icon="ERROR")
         row = layout.row()
         row.template_list(
             "REACH_UL_constraints", "", settings, "constraints", settings, "active_index", rows=4
@@ -154,6 +163,7 @@ class REACH_PT_settings(_ReachPanel):
         layout.prop(settings, "angle_tolerance")
         layout.prop(settings, "max_iterations")
         layout.prop(settings, "use_root_translation")
+        layout.prop(settings, "evaluate_on_frame_change")
 
 
 class REACH_PT_bone(_ReachPanel):

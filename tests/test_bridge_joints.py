@@ -39,12 +39,11 @@ def figure_for(pb: StubPoseBone, root_translation: bool = False) -> object:
     return fig
 
 
-def solved(pb: StubPoseBone, root_translation: bool = False, scale: float = 1.0):
-    """``(SolvedBone, joint table, notes)`` for one pose bone."""
+def solved(pb: StubPoseBone, root_translation: bool = False):
+    """``(SolvedBone, joint table)`` for one pose bone."""
     fig = figure_for(pb, root_translation)
-    notes: list[str] = []
-    info = rig_joints.add_solved_bone(fig, pb, "c", scale, root_translation, notes)
-    return info, joint_table(fig), notes
+    info = rig_joints.add_solved_bone(fig, pb, "c", root_translation)
+    return info, joint_table(fig)
 
 
 # ---------------------------------------------------------------- limits
@@ -68,7 +67,7 @@ def test_ik_limits_alone_are_not_an_euler_box_but_blenders_ik_segment() -> None:
     pb = StubPoseBone("arm", use_ik_limit_x=True, ik_min_x=-0.5, ik_max_x=1.0)
     order, _, _ = rig_joints.bone_limits(pb, "c")
     assert order is None
-    info, _joints, _ = solved(pb)
+    info, _joints = solved(pb)
     assert info.param == rig_joints.IK_SEGMENT and info.segment.kind == "SPHERICAL"
     # Rz(b/2) Rx(a) Rz(b/2) Ry(t): a is the X limit exactly (sx = sin(a/2)), no rows.
     assert [axis for axis, _ in info.rotation_joints] == [2, 0, 2, 1]
@@ -94,7 +93,7 @@ def test_ik_locks_choose_blenders_segment_type(locks: tuple, kind: str, axes: li
         **{f"ik_min_{a}": -0.4 for a in "xyz"},
         **{f"ik_max_{a}": 0.7 for a in "xyz"},
     )  # fmt: skip
-    info, joints, _ = solved(pb)
+    info, joints = solved(pb)
     assert info.segment.kind == kind
     assert [axis for axis, _ in info.rotation_joints] == axes
     if kind != "SWING":  # elbows and revolutes: the limits bound the angles directly
@@ -107,7 +106,7 @@ def test_a_bone_with_every_ik_axis_locked_keeps_its_rotation() -> None:
         "arm", lock_ik_x=True, lock_ik_y=True, lock_ik_z=True, use_ik_limit_x=True,
         ik_min_x=-0.5, ik_max_x=0.5,
     )  # fmt: skip
-    info, joints, _ = solved(pb)
+    info, joints = solved(pb)
     assert info.param == "LOCAL" and joints == {} and info.keyed_rotation == ()
 
 
@@ -160,8 +159,8 @@ def test_disjoint_ik_and_limit_rotation_ranges_are_refused() -> None:
 
 def test_free_bone_gets_three_local_revolutes_with_ik_stiffness() -> None:
     pb = StubPoseBone("arm", ik_stiffness_x=0.25, ik_stiffness_y=0.5, ik_stiffness_z=0.75)
-    info, joints, notes = solved(pb)
-    assert info.param == "LOCAL" and notes == []
+    info, joints = solved(pb)
+    assert info.param == "LOCAL"
     assert joints == {
         "arm:rotX": ("revolute", X, -math.inf, math.inf, 0.25),
         "arm:rotY": ("revolute", Y, -math.inf, math.inf, 0.5),
@@ -174,22 +173,22 @@ def test_free_bone_gets_three_local_revolutes_with_ik_stiffness() -> None:
 def test_reach_rigidity_overrides_ik_stiffness_and_is_clipped() -> None:
     settings = StubBoneSettings(use_rigidity=True, rigidity=(1.5, -0.5, 0.3))
     pb = StubPoseBone("arm", ik_stiffness_x=0.9, reach_ik=settings)
-    _, joints, _ = solved(pb)
+    _, joints = solved(pb)
     assert [joints[f"arm:rot{a}"][4] for a in "XYZ"] == [1.0, 0.0, 0.3]
 
 
 def test_ik_locks_drop_axes_and_a_fully_locked_bone_keys_nothing() -> None:
-    info, joints, _ = solved(StubPoseBone("arm", lock_ik_y=True))
+    info, joints = solved(StubPoseBone("arm", lock_ik_y=True))
     assert sorted(joints) == ["arm:rotX", "arm:rotZ"]
     locked = StubPoseBone("arm", lock_ik_x=True, lock_ik_y=True, lock_ik_z=True)
-    info, joints, _ = solved(locked)
+    info, joints = solved(locked)
     assert joints == {} and info.keyed_rotation == ()
 
 
 def test_limited_bone_gets_euler_angles_in_reverse_order_within_half_turns() -> None:
     limit = StubLimitRotation(use_limit_x=True, min_x=-0.5, max_x=1.0)
     pb = StubPoseBone("arm", rotation_mode="ZXY", constraints=[limit])
-    info, joints, _ = solved(pb)
+    info, joints = solved(pb)
     assert info.param == "ZXY"
     # R = R_Y R_X R_Z: the revolutes are added Y, X, Z.
     assert list(joints) == ["arm:rotY", "arm:rotX", "arm:rotZ"]
@@ -205,7 +204,7 @@ def test_a_locked_euler_channel_is_pinned_at_its_value_and_not_keyed() -> None:
         rotation_euler=(0.0, 0.3, 0.0),
         lock_rotation=(False, True, False),
     )
-    info, joints, _ = solved(pb)
+    info, joints = solved(pb)
     lower, upper = joints["arm:rotY"][2:4]
     assert lower == upper == pytest.approx(0.3)
     assert info.keyed_rotation == (0, 2)
@@ -214,7 +213,7 @@ def test_a_locked_euler_channel_is_pinned_at_its_value_and_not_keyed() -> None:
 def test_wide_euler_box_is_cut_to_blenders_branch_by_eight_rows() -> None:
     pb = StubPoseBone("arm", rotation_mode="XYZ", lock_rotation=(False, False, True))
     fig = figure_for(pb)
-    rig_joints.add_solved_bone(fig, pb, "c", 1.0, False, [])
+    rig_joints.add_solved_bone(fig, pb, "c", False)
     # Z pinned at 0 (span pi + pi + 0 = 2 pi > 1.5 pi): |x| + |y| + |z| <= 1.5 pi.
     rows = [c for c in fig.linear_constraints if c.label == "arm Euler branch"]
     assert len(rows) == 8
@@ -231,33 +230,28 @@ def test_narrow_euler_box_needs_no_branch_rows() -> None:
     )
     pb = StubPoseBone("arm", rotation_mode="XYZ", constraints=[limit])
     fig = figure_for(pb)
-    rig_joints.add_solved_bone(fig, pb, "c", 1.0, False, [])
+    rig_joints.add_solved_bone(fig, pb, "c", False)
     assert fig.linear_constraints == ()
 
 
-def test_ik_stretch_slides_along_the_bone_in_world_units() -> None:
-    pb = StubPoseBone("arm", ik_stretch=0.5, bone=StubBone("arm", length=2.0))
-    info, joints, notes = solved(pb, scale=3.0)
-    assert joints["arm:locY"] == ("prismatic", Y, -3.0, 3.0, 0.0)  # 0.5 * 2 * 3
-    assert info.location_joints == [(1, "arm:locY")] and notes == []
-
-
-def test_a_connected_bone_cannot_stretch_and_says_so() -> None:
+@pytest.mark.parametrize("connected", [True, False])
+def test_ik_stretch_is_not_a_location_slide(connected: bool) -> None:
+    """Blender's IK stretches by scale (``bridge.rig_stretch``), never by location."""
     parent = StubBone("upper")
-    pb = StubPoseBone("arm", ik_stretch=0.5, bone=StubBone("arm", parent, use_connect=True))
-    info, joints, notes = solved(pb)
-    assert "arm:locY" not in joints and info.location_joints == []
-    assert notes == ["bone 'arm' is connected: Blender ignores its location, no stretch"]
+    pb = StubPoseBone("arm", ik_stretch=0.5, bone=StubBone("arm", parent, use_connect=connected))
+    info, joints = solved(pb)
+    assert info.location_joints == [] and not any(":loc" in name for name in joints)
+    assert info.location_segment is None
 
 
 def test_root_translation_adds_three_unbounded_slides_to_root_bones_only() -> None:
-    info, joints, _ = solved(StubPoseBone("root"), root_translation=True)
+    info, joints = solved(StubPoseBone("root"), root_translation=True)
     assert [joints[f"root:loc{a}"] for a in "XYZ"] == [
         ("prismatic", axis, -math.inf, math.inf, 0.0) for axis in (X, Y, Z)
     ]
     assert info.location_joints == [(0, "root:locX"), (1, "root:locY"), (2, "root:locZ")]
     child = StubPoseBone("arm", bone=StubBone("arm", StubBone("root")))
-    _, joints, _ = solved(child, root_translation=True)
+    _, joints = solved(child, root_translation=True)
     assert not any(":loc" in name for name in joints)
 
 

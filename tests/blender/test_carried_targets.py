@@ -102,6 +102,46 @@ def test_a_target_carried_by_a_solved_bone_is_solved_exactly(
     assert miss <= obj.reach_ik.tolerance and angle <= obj.reach_ik.angle_tolerance
 
 
+@pytest.mark.parametrize("scale", [(0.5, 0.5, 0.5), (-1.0, 1.0, 1.0)], ids=["scaled", "mirrored"])
+def test_a_carried_target_on_a_scaled_or_mirrored_armature_is_exact(
+    clean_scene: bpy.types.Scene, scale: tuple
+) -> None:
+    """The offset from the bone's tail scales with the armature and survives a reflection."""
+    obj = make_chain()
+    obj.scale = scale
+    bpy.context.view_layer.update()
+    target = _under_a_bone_parented_object(obj)
+    add_constraint(obj, "b2", target, "POSITION_ORIENTATION", chain_mode="ALL")
+    activate(obj)
+    run_op(bpy.ops.reach.solve)
+    report = last_report(obj)
+    miss, angle = _drawn_miss(obj, target)
+    assert report.passes == 0 and report.satisfied
+    assert miss <= obj.reach_ik.tolerance and angle <= obj.reach_ik.angle_tolerance
+
+
+def test_a_target_on_a_stretching_bone_is_left_to_correction(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    """IK Stretch on the carrying bone scales the target's offset during the solve: the goal
+    is not carried, the correction passes follow the target, the report is what Blender
+    draws (here only a stretch of b1 reaches: b2's tail must land 1.1 x S from b1's tail)."""
+    obj = make_chain()
+    obj.pose.bones["b1"].ik_stretch = 0.5
+    target = add_empty("T", (0.0, 0.0, 0.0))
+    _bone_parent(target, obj, "b1")
+    target.location = (0.8, 0.7, 0.3)  # from b1's tail, in b1's frame: 1.1 units
+    add_constraint(obj, "b2", target, "POSITION")
+    activate(obj)
+    run_op(bpy.ops.reach.solve)
+    report = last_report(obj)
+    [outcome] = report.constraints
+    miss, _angle = _drawn_miss(obj, target)
+    assert abs(outcome.measured.distance - miss) < 1e-6
+    assert outcome.satisfied == (miss <= obj.reach_ik.tolerance)
+    assert report.passes > 0 and "target 'T' is parented to the armature" in outcome.reason
+
+
 def _add_prop_bone(obj: bpy.types.Object) -> None:
     """Bone "prop" below b0 (not in the chain), its tail in reach of b2's tail."""
     activate(obj)

@@ -207,14 +207,17 @@ def _rest_b0() -> np.ndarray:
     return np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]], dtype=float).T
 
 
-def test_ik_stretch_adds_a_prismatic_dof(clean_scene: bpy.types.Scene) -> None:
-    obj = make_chain(connected=False)
+@pytest.mark.parametrize("connected", [True, False])
+def test_ik_stretch_scales_the_bone(clean_scene: bpy.types.Scene, connected: bool) -> None:
+    obj = make_chain(connected=connected)
     obj.pose.bones["b2"].ik_stretch = 0.5
     target = add_empty("T", (0.0, 0.0, 3.4))
     add_constraint(obj, "b2", target, "POSITION")
     _solve(obj)
     assert np.linalg.norm(world_bone_tail(obj, "b2") - np.array(target.location)) < TIP
-    assert obj.pose.bones["b2"].location[1] == pytest.approx(0.4, abs=1e-3)
+    # Blender's IK stretches a bone by scaling it on all three axes (see test_ik_stretch.py).
+    assert np.array(obj.pose.bones["b2"].scale) == pytest.approx([1.4] * 3, abs=1e-4)
+    assert np.array(obj.pose.bones["b2"].location) == pytest.approx([0.0] * 3)
 
 
 def test_root_translation_is_optional(clean_scene: bpy.types.Scene) -> None:

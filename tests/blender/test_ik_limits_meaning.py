@@ -237,3 +237,48 @@ def test_single_bone_on_the_ellipse_is_reached_within_the_polygon_gap(
     print(f"single bone on the ellipse: Reach misses Blender's tip by {miss:.2e} units")
     assert miss < 1e-3  # bone length 1: the polygon lies within ~1e-3 rad of the ellipse
     assert _blender_moves(obj, "b0", 1) < HOLD
+
+
+@pytest.mark.parametrize("lock_y", [False, True])
+def test_a_lone_x_limit_applies_as_in_blenders_ik(
+    clean_scene: bpy.types.Scene, lock_y: bool
+) -> None:
+    """A lone X limit of +-10 degrees: Blender's IK stops the bone there when Y is free, and
+    ignores the limit when Y is locked (its swing segment applies only the X/Z ellipse).
+    Reach, solving towards the same target, ends where Blender's IK does."""
+    obj = make_chain(n=1)
+    pb = obj.pose.bones["b0"]
+    pb.lock_ik_y = lock_y
+    _set_limits(pb, (-10, 0, 0), (10, 0, 0), axes="x")
+    far = (0.0, -1.0, 0.3)  # about 73 degrees about the bone's X axis
+    pull = add_empty("Pull", far)
+    _blender_ik(obj, "b0", pull, 1)
+    blender_tip = world_bone_tail(obj, "b0")
+    _remove_blender_ik(obj, "b0")
+    target = add_empty("T", far)
+    add_constraint(obj, "b0", target, "POSITION")
+    _solve(obj)
+    assert np.linalg.norm(world_bone_tail(obj, "b0") - blender_tip) < 1e-4
+    turned = math.degrees(math.atan2(-blender_tip[1], blender_tip[2]))
+    assert turned == pytest.approx(73.3 if lock_y else 10.0, abs=0.1)
+
+
+def test_a_limit_rotation_on_a_bone_with_ik_limits_is_kept(clean_scene: bpy.types.Scene) -> None:
+    """Both on one bone: the Limit Rotation's Euler box (with the IK limits as Euler bounds)
+    is what the solve keeps, so the constraint Blender evaluates does not move the pose."""
+    obj = make_chain()
+    for pb in obj.pose.bones:
+        _set_limits(pb, (-30, -10, -30), (30, 10, 30))
+        con = pb.constraints.new("LIMIT_ROTATION")
+        con.owner_space = "LOCAL"
+        con.use_limit_x, con.min_x, con.max_x = True, math.radians(-20), math.radians(25)
+    target = add_empty("T", (2.0, 2.0, 0.5))
+    add_constraint(obj, "b2", target, "POSITION")
+    _solve(obj)
+    with_limits = _world(obj)
+    for pb in obj.pose.bones:
+        pb.constraints[0].mute = True
+    bpy.context.view_layer.update()
+    without = _world(obj)
+    for name, matrix in with_limits.items():
+        assert np.allclose(matrix, without[name], atol=1e-5), name

@@ -1,0 +1,151 @@
+"""Blender handlers of live posing; the logic is :mod:`..bridge.live`.
+
+Why ``depsgraph_update_post`` rather than a modal timer: the handler runs only when Blender
+evaluated a change, inside that same update, so the new pose is drawn with the moved target
+(no extra latency) and nothing runs while the scene is idle; a timer would poll every
+armature's inputs at its rate even when nothing moves, and show the pose one tick late.
+``bench/live_update.py`` measures both costs (README, "Live posing").
+
+Nothing runs during a render (``render_init`` .. ``render_complete`` / ``render_cancel``, or a
+running render job) or an object bake job; a Reach bake holds its armature itself
+(:mod:`..bridge.busy`). After an undo, a redo or a load the restored pose is accepted as it
+is. A solve that stopped at its budget is continued by a timer until it finishes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import bpy
+from bpy.app.handlers import persistent
+
+from ..bridge import busy, live
+from ..bridge.settings import settings_of
+from .preferences import live_time_budget
+
+_RENDERING: list[bool] = []  # not empty between render_init and render_complete / cancel
+
+
+def _rendering() -> bool:
+    return bool(_RENDERING) or any(
+        bpy.app.is_job_running(job) for job in ("RENDER", "RENDER_PREVIEW", "OBJECT_BAKE")
+    )
+
+
+def _objects(view_layer: bpy.types.ViewLayer) -> list[bpy.types.Object]:
+    return [obj for obj in view_layer.objects if obj is not None and obj.type == "ARMATURE"]
+
+
+@persistent
+def live_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) -> None:
+    """Re-solve live armatures whose inputs this update changed."""
+    if live.solving() or _rendering():
+        return
+    updated = {update.id.original.session_uid for update in depsgraph.updates}
+    view_layer = depsgraph.view_layer
+    objects = _objects(view_layer)
+    edit = bpy.context.preferences.edit
+    live.on_update(objects, updated, scene, view_layer, edit, live_time_budget())
+    _resume_later(view_layer)
+
+
+@persistent
+def frame_change(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> None:
+    """Solve the armatures evaluated on frame change at the new frame."""
+    if live.solving() or _rendering():
+        return
+    view_layer = depsgraph.view_layer if depsgraph is not None else bpy.context.view_layer
+    live.on_frame_change(_objects(view_layer), scene, view_layer)
+
+
+def resume() -> float | None:
+    """Timer: continue unfinished live solves; run again at once while one is unfinished."""
+    context = bpy.context
+    view_layer, scene = context.view_layer, context.scene
+    if view_layer is None or scene is None or _rendering():
+        return None
+    objects = _objects(view_layer)
+    edit = context.preferences.edit
+    again = live.resume_unfinished(objects, scene, view_layer, edit, live_time_budget())
+    return 0.0 if again else None
+
+
+def _resume_later(view_layer: bpy.types.ViewLayer) -> None:
+    objects = _objects(view_layer)
+    if any(settings_of(obj).live and live.state_of(obj).unfinished for obj in objects):
+        if not bpy.app.timers.is_registered(resume):
+            bpy.app.timers.register(resume, first_interval=0.0)
+
+
+def _armatures() -> list[bpy.types.Object]:
+    return [obj for obj in bpy.data.objects if obj.type == "ARMATURE"]
+
+
+@persistent
+def accept_restored(*_args: object) -> None:
+    """After undo or redo: the restored state is taken as it is (no re-solve)."""
+    live.accept_restored(_armatures())
+
+
+@persistent
+def accept_loaded(*_args: object) -> None:
+    """After a load: the opened state is taken as it is (no re-solve)."""
+    live.accept_current(_armatures())
+
+
+@persistent
+def forget_file(*_args: object) -> None:
+    """A file is being loaded: forget every armature's live state and holds."""
+    live.forget()
+    busy.clear()
+
+
+@persistent
+def render_started(*_args: object) -> None:
+    """A render begins: live posing pauses."""
+    _RENDERING[:] = [True]
+
+
+@persistent
+def render_ended(*_args: object) -> None:
+    """A render completed or was cancelled: live posing resumes."""
+    _RENDERING.clear()
+
+
+_HANDLERS: tuple[tuple[list[Any], Callable[..., None]], ...] = (
+    (bpy.app.handlers.depsgraph_update_post, live_update),
+    (bpy.app.handlers.frame_change_post, frame_change),
+    (bpy.app.handlers.undo_post, accept_restored),
+    (bpy.app.handlers.redo_post, accept_restored),
+    (bpy.app.handlers.load_pre, forget_file),
+    (bpy.app.handlers.load_post, accept_loaded),
+    (bpy.app.handlers.render_init, render_started),
+    (bpy.app.handlers.render_complete, render_ended),
+    (bpy.app.handlers.render_cancel, render_ended),
+)
+
+
+def _same(a: object, b: object) -> bool:
+    """Same handler, also across Reload Scripts (a new function object of the same name)."""
+    return getattr(a, "__module__", None) == getattr(b, "__module__", None) and getattr(
+        a, "__qualname__", None
+    ) == getattr(b, "__qualname__", None)
+
+
+def register() -> None:
+    """Install the handlers (each once, whatever an earlier registration left behind)."""
+    unregister()
+    for handlers, function in _HANDLERS:
+        handlers.append(function)
+
+
+def unregister() -> None:
+    """Remove the handlers and the resume timer; forget every live state."""
+    for handlers, function in _HANDLERS:
+        for installed in [h for h in handlers if _same(h, function)]:
+            handlers.remove(installed)
+    if bpy.app.timers.is_registered(resume):
+        bpy.app.timers.unregister(resume)
+    _RENDERING.clear()
+    live.forget()

@@ -1,0 +1,64 @@
+"""Shared by the live-posing tests (not a test file): a live chain, the add-on's resume timer
+run by hand, and a live budget large enough for any machine load.
+
+Import the fixture into a test module (``from tests.blender.live_support import
+room_to_solve``) to apply it there.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from types import ModuleType
+
+import bpy
+import numpy as np
+import pytest
+
+from tests.blender.conftest import world_bone_tail
+from tests.blender.reach_scenes import add_constraint, add_empty, make_chain
+
+TOLERANCE = 1e-4  # scene units: the default tolerance is 1e-5, float32 evaluation on top
+
+
+def live_module(extension: ModuleType) -> ModuleType:
+    """The installed extension's ``bridge.live``."""
+    return importlib.import_module(f"{extension.__name__}.bridge.live")
+
+
+def finish(extension: ModuleType, obj: bpy.types.Object) -> None:
+    """What the add-on's timer does while a live solve is unfinished (no timers run here)."""
+    handlers = importlib.import_module(f"{extension.__name__}.operators.live_handlers")
+    for _ in range(50):
+        if handlers.resume() is None:
+            return
+    raise AssertionError(f"the live solve of {obj.name} did not finish in 50 resumes")
+
+
+def miss(obj: bpy.types.Object, target: bpy.types.Object) -> float:
+    """Distance (scene units) from the tail of bone b2 to the target, evaluated."""
+    return float(np.linalg.norm(world_bone_tail(obj, "b2") - np.array(target.matrix_world)[:3, 3]))
+
+
+def live_chain(extension: ModuleType) -> tuple[bpy.types.Object, bpy.types.Object, ModuleType]:
+    """A 3-bone chain with a position goal on b2's tail, Live switched on and solved;
+    returns the armature, the target and the installed ``bridge.live``."""
+    obj = make_chain()
+    target = add_empty("T", (1.2, 0.3, 1.8))
+    add_constraint(obj, "b2", target, "POSITION")
+    obj.reach_ik.live = True
+    bpy.context.view_layer.update()
+    finish(extension, obj)
+    return obj, target, live_module(extension)
+
+
+@pytest.fixture(autouse=True)
+def room_to_solve(extension: ModuleType) -> Iterator[None]:
+    """A 1 s live budget (the preference): every live update finishes its solve, whatever
+    the machine's load (stopping early is tested with the iteration limit, which does not
+    depend on the clock, and with budgets passed to the bridge directly)."""
+    prefs = importlib.import_module(f"{extension.__name__}.operators.preferences").preferences()
+    budget = prefs.time_budget
+    prefs.time_budget = 1000.0
+    yield
+    prefs.time_budget = budget

@@ -1,0 +1,141 @@
+"""Blender's IK-limit meaning (``bridge.ik_limits``) checked in closed form, without Blender."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tests.bridge_stubs import bridge_module
+
+ik = bridge_module("ik_limits")
+rotations = bridge_module("rotations")
+solver = bridge_module("rig_joints").solver
+
+FREE = (False, False, False)
+ALL = (True, True, True)
+
+
+def limits(lower: tuple, upper: tuple, locked: tuple = FREE, limited: tuple = ALL) -> object:
+    """``ik_limits.Limits`` from degrees."""
+    return ik.Limits(locked, limited, np.radians(lower), np.radians(upper))
+
+
+def quaternion_matrix(q: np.ndarray) -> np.ndarray:
+    """Rotation (3, 3) of a unit quaternion (w, x, y, z)."""
+    w, x, y, z = q / np.linalg.norm(q)
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ])  # fmt: skip
+
+
+def test_swing_twist_reads_a_swing_after_a_twist_as_blender_does() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        sx, sz = rng.uniform(-0.6, 0.6, 2)
+        twist = rng.uniform(-3.0, 3.0)
+        swing = quaternion_matrix(np.array([math.sqrt(1 - sx * sx - sz * sz), sx, 0.0, sz]))
+        r = swing @ rotations.axis_rotation(1, twist)  # R = S T: twist first, about Y
+        assert ik.swing_twist(r) == pytest.approx((sx, sz, twist), abs=1e-12)
+
+
+@pytest.mark.parametrize("lone_z", [False, True])
+def test_the_swing_groups_are_pure_swings_with_one_exact_component(lone_z: bool) -> None:
+    plan = ik.limit_joints(limits((0, -10, -20), (0, 10, 30), limited=(not lone_z, True, True)))
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        a, b, t = rng.uniform(-2.5, 2.5, 3)
+        sx, sz, twist = ik.swing_twist(ik.rotation_of(plan, np.array([a, b, t])))
+        assert twist == pytest.approx(t, abs=1e-12)  # the group adds no twist
+        if lone_z:  # Rx(a/2) Rz(b) Rx(a/2)
+            assert (sx, sz) == pytest.approx((math.cos(b / 2) * math.sin(a / 2), math.sin(b / 2)))
+        else:  # Rz(b/2) Rx(a) Rz(b/2)
+            assert (sx, sz) == pytest.approx((math.sin(a / 2), math.cos(a / 2) * math.sin(b / 2)))
+
+
+@pytest.mark.parametrize(
+    "locked",
+    [FREE, (False, True, False), (True, False, False), (False, False, True),
+     (True, True, False), (False, True, True), (True, False, True)],
+)  # fmt: skip
+def test_parameters_of_a_rotation_on_the_segment_give_it_back(locked: tuple) -> None:
+    plan = ik.limit_joints(limits((-50, -50, -50), (50, 50, 50), locked))
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        params = rng.uniform(-1.5, 1.5, len(plan.lower))
+        r = ik.rotation_of(plan, params)
+        assert ik.rotation_of(plan, ik.params_of(plan, r)) == pytest.approx(r, abs=1e-12)
+
+
+def test_a_swing_segment_drops_the_twist_like_blender() -> None:
+    plan = ik.limit_joints(limits((-50, 0, -50), (50, 0, 50), (False, True, False)))
+    r = quaternion_matrix(np.array([0.9, 0.2, 0.3, -0.1]))
+    projected = ik.rotation_of(plan, ik.params_of(plan, r))
+    assert ik.swing_twist(projected)[2] == pytest.approx(0.0, abs=1e-12)
+    assert projected[:, 1] == pytest.approx(r[:, 1])  # the bone points the same way
+
+
+def test_the_ellipse_takes_each_quadrants_own_limits() -> None:
+    lim = limits((-10, 0, -30), (40, 0, 5))  # X: -10..40, Z: -30..5 degrees
+    on = math.sin(math.radians(20))  # a pure X turn of 40 degrees: on the ellipse
+    assert ik.ellipse_excess(on, 0.0, lim) == pytest.approx(0.0, abs=1e-12)
+    assert ik.ellipse_excess(-on, 0.0, lim) > 0.0  # -40 degrees: beyond -10
+    assert ik.ellipse_excess(-math.sin(math.radians(5)), 0.0, lim) == pytest.approx(0.0, abs=1e-12)
+    # X and Z both at 80 % of their (positive) limits: inside the Euler box, outside the ellipse
+    corner = (0.8 * on, 0.8 * math.sin(math.radians(2.5)))
+    assert ik.ellipse_excess(*corner, lim) == pytest.approx(0.28, abs=1e-12)
+
+
+def test_a_zero_limit_makes_blenders_box_on_that_side() -> None:
+    lim = limits((0, 0, -30), (40, 0, 30))  # min_x = 0: no swing to negative sx
+    assert ik.ellipse_excess(-1e-3, 0.0, lim) > 0.0
+    assert ik.ellipse_excess(0.0, 0.2, lim) <= 0.0
+
+
+LIMIT_SETS = [
+    ((-30, 0, -30), (30, 0, 30)),
+    ((-20, 0, -60), (45, 0, 10)),
+    ((-70, 0, -10), (10, 0, 80)),
+    ((0, 0, -45), (120, 0, 45)),
+    ((-175, 0, -90), (170, 0, 150)),
+]
+
+
+@pytest.mark.parametrize(("lower", "upper"), LIMIT_SETS)
+def test_the_swing_polygon_is_inscribed_within_its_tolerance(lower: tuple, upper: tuple) -> None:
+    lim = limits(lower, upper)
+    rows, rhs = ik.swing_polygon(lim)
+    # every point of the polygon is inside Blender's ellipse (dense random sample)
+    rng = np.random.default_rng(6)
+    points = rng.uniform(-math.pi, math.pi, (40000, 2))
+    inside = points[np.all(points @ rows.T <= rhs, axis=1)]
+    assert len(inside) > 100
+    assert ik.ellipse_excess(*ik._to_swing(inside), lim).max() <= 0.0
+    # and the ellipse's boundary is never far outside the polygon (radians in (a, b))
+    outline = ik.swing_outline(lim, 8000)
+    gap = float((outline @ rows.T - rhs).max())
+    assert gap < 3 * ik.POLYGON_TOLERANCE
+
+
+def test_the_figure_poses_and_limits_the_bone_as_the_plan_says() -> None:
+    lim = limits((-20, -15, -60), (45, 25, 10))
+    plan = ik.limit_joints(lim)
+    fig = solver.Figure()
+    fig.add_segment("arm")
+    joints, coordinates = ik.add_to_figure(fig, "arm", plan, np.array([0.1, 0.2, 0.3]))
+    assert [axis for axis, _ in joints] == [2, 0, 2, 1]
+    assert fig.coordinate_rigidity() == pytest.approx([0.1, 0.3, 0.2])  # a -> X, b -> Z, t -> Y
+    params = np.array([0.3, -0.5, 0.2])
+    coords = np.zeros(len(fig.coordinate_names))
+    for name, value in zip(coordinates, params, strict=True):
+        coords[fig.coordinate_names.index(name)] = value
+    assert fig.forward(coords)["arm"][:3, :3] == pytest.approx(ik.rotation_of(plan, params))
+    # the rows on joint values are the plan's rows on the parameters
+    q = fig.joint_values(coords)
+    for row, rhs, con in zip(plan.rows, plan.rhs, fig.linear_constraints, strict=True):
+        value = sum(c * q[j] for j, c in con.coefficients.items())
+        assert value == pytest.approx(float(row @ params))
+        assert con.upper == pytest.approx(rhs)
