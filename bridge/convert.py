@@ -21,6 +21,7 @@ the report. ``bpy`` is used only through the objects passed in.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -28,7 +29,9 @@ import numpy as np
 
 from ..solver.errors import InvalidInputError
 from . import pole
+from .compat import fcurves
 from .items import NothingToDoError, append
+from .rotations import EULER_ORDERS
 from .settings import armature_data, settings_of
 
 if TYPE_CHECKING:
@@ -105,7 +108,7 @@ def _transform_locks(chain: list[bpy.types.PoseBone]) -> list[str]:
     out = []
     for pb in chain:
         axes = [a for a, locked in zip("XYZ", pb.lock_rotation, strict=True) if locked]
-        if axes and len(pb.rotation_mode) == 3:  # an Euler order: Reach reads these locks
+        if axes and pb.rotation_mode in EULER_ORDERS:  # Reach reads the locks of Euler bones
             out.append(
                 f"Lock Rotation {''.join(axes)} of '{pb.name}' (Blender's IK ignores it, "
                 "Reach keeps it: unlock it to match)"
@@ -119,8 +122,6 @@ def _switch_curves(obj: bpy.types.Object, con: bpy.types.Constraint) -> list[bpy
     animation = obj.animation_data
     if animation is None:
         return []
-    from .compat import fcurves  # the action's F-curves, layered or not
-
     curves = list(animation.drivers) + (fcurves(obj) if animation.action is not None else [])
     return [f for f in curves if f.data_path in paths and not f.mute]
 
@@ -203,6 +204,36 @@ def _bend_joint(
     return knee, pole.bend_angle(root, joint, tip, pole_angle)
 
 
+def _asymmetric_hinges(
+    obj: bpy.types.Object, chain: list[bpy.types.PoseBone], knee: str
+) -> list[str]:
+    """Hinges (one IK axis free) of the chain whose axis is not normal to the rest bend plane
+    (through the root head, the tail of ``knee`` and the tip).
+
+    Blender's iterations keep the bend plane only when the chain is symmetric about it; such
+    a hinge turns the chain out of the plane, so Reach's plane goal is then approximate.
+    """
+    bones = armature_data(obj).bones
+    origin = np.array(bones[chain[-1].name].head_local, dtype=float)
+    joint = np.array(bones[knee].tail_local, dtype=float) - origin
+    normal = np.cross(joint, np.array(bones[chain[0].name].tail_local, dtype=float) - origin)
+    normal /= np.linalg.norm(normal)  # not zero: _bend_joint refuses a straight chain
+    out = []
+    for pb in chain:
+        free = [k for k, a in enumerate("xyz") if not getattr(pb, f"lock_ik_{a}")]
+        if len(free) != 1:
+            continue
+        axis = np.array(bones[pb.name].matrix_local, dtype=float)[:3, free[0]]
+        cos = abs(float(axis @ normal)) / float(np.linalg.norm(axis))
+        angle = math.degrees(math.acos(min(1.0, cos)))
+        if angle > 1.0:
+            out.append(
+                f"pole plane approximate: hinge '{pb.name}' turns about an axis {angle:.0f} "
+                "degrees off the bend plane's normal (Blender's IK leaves the plane)"
+            )
+    return out
+
+
 def _convert_pole(
     context: bpy.types.Context,
     obj: bpy.types.Object,
@@ -217,6 +248,7 @@ def _convert_pole(
     except InvalidInputError as exc:
         log.skipped.append(f"{label} pole target ({exc})")
         return
+    log.skipped += [f"{label} {note}" for note in _asymmetric_hinges(obj, chain, knee)]
     settings = settings_of(obj)
     plane = _plane_empties(context, obj, ik, chain[-1].name, phi, label)
     for goal, axis, suffix in (("PLANE", "X", "pole plane"), ("HALF_SPACE", "Z", "pole side")):
@@ -272,6 +304,12 @@ def _convert_one(
     if ik.influence < 1.0:
         leftovers.append(f"influence {ik.influence:g} (Reach solves at full influence)")
     leftovers += _transform_locks(chain)
+    stretchy = [pb.name for pb in chain if pb.ik_stretch > 0.0]
+    if stretchy and not ik.use_stretch:
+        leftovers.append(
+            f"Stretch off while {', '.join(stretchy)} have IK Stretch (Blender keeps their "
+            "length, Reach stretches them: set their IK Stretch to 0 to match)"
+        )
     if ik.pole_target is not None and position:
         _convert_pole(context, obj, ik, chain, label, log)
     log.skipped += [f"{label} {what}" for what in leftovers]
@@ -303,6 +341,8 @@ def convert_builtin_ik(context: bpy.types.Context, obj: bpy.types.Object) -> Con
                 _convert_one(context, obj, pb, ik, log)
     settings = settings_of(obj)
     settings.active_index = max(len(settings.constraints) - 1, 0)
+    if log.converted and cast("bpy.types.Pose", obj.pose).ik_solver == "ITASC":
+        log.skipped.append("iTaSC solver settings (mode, precision, iterations: Reach has its own)")
     if not log.converted:
         raise NothingToDoError(
             "no built-in IK constraint to convert"

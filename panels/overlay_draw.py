@@ -93,7 +93,11 @@ def draw_geometry(geometry: overlay.Overlay, api: GpuApi) -> list[Any]:
 
 
 def overlay_of(context: bpy.types.Context) -> overlay.Overlay | None:
-    """The overlay of the active armature, or None when there is nothing to draw."""
+    """The overlay of the active armature, or None when there is nothing to draw (no
+    armature, *Show Goals* off, or the 3D View's own overlays switched off)."""
+    space = getattr(context, "space_data", None)
+    if space is not None and not getattr(space.overlay, "show_overlays", True):
+        return None
     obj = context.active_object
     if obj is None or obj.type != "ARMATURE":
         return None

@@ -76,6 +76,20 @@ def test_ik_limits_alone_are_not_an_euler_box_but_blenders_ik_segment() -> None:
 
 
 @pytest.mark.parametrize(
+    "euler_setting",
+    [
+        {"constraints": [StubLimitRotation(use_limit_x=True, min_x=-0.2, max_x=0.2)]},
+        {"rotation_mode": "XYZ", "lock_rotation": (False, False, True)},
+    ],
+)
+def test_ik_limits_of_an_euler_bone_join_its_euler_box(euler_setting: dict) -> None:
+    pb = StubPoseBone("arm", use_ik_limit_z=True, ik_min_z=-0.3, ik_max_z=0.4, **euler_setting)
+    assert rig_joints.ik_limits_of(pb) is None
+    info, _joints = solved(pb)
+    assert info.param == "XYZ" and info.segment is None
+
+
+@pytest.mark.parametrize(
     ("locks", "kind", "axes"),
     [
         ((False, True, False), "SWING", [2, 0, 2]),

@@ -142,6 +142,24 @@ def test_a_target_on_a_stretching_bone_is_left_to_correction(
     assert report.passes > 0 and "target 'T' is parented to the armature" in outcome.reason
 
 
+def test_a_bone_of_another_armature_carried_by_a_solved_bone_is_exact(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    """Target Bone "b0" of an armature "Prop" that is bone-parented to the chain's b0."""
+    obj = make_chain()
+    prop = make_chain(name="Prop", n=1, length=0.3)
+    _bone_parent(prop, obj, "b0")
+    prop.location, prop.rotation_euler = (0.6, -0.8, 0.2), (0.4, 0.0, 0.9)
+    prop.pose.bones["b0"].rotation_quaternion = (0.9, 0.2, -0.3, 0.1)
+    add_constraint(obj, "b2", prop, "POSITION", target_bone="b0", target_head_tail=1.0)
+    activate(obj)
+    run_op(bpy.ops.reach.solve)
+    report = last_report(obj)
+    bpy.context.view_layer.update()
+    miss = np.linalg.norm(world_bone_tail(obj, "b2") - world_bone_tail(prop, "b0"))
+    assert report.passes == 0 and report.satisfied and miss <= obj.reach_ik.tolerance
+
+
 def _add_prop_bone(obj: bpy.types.Object) -> None:
     """Bone "prop" below b0 (not in the chain), its tail in reach of b2's tail."""
     activate(obj)

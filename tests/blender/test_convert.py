@@ -248,16 +248,19 @@ def test_bone_targets_head_and_pole_bone(clean_scene: bpy.types.Scene) -> None:
     assert np.linalg.norm(tip[:3] - head) < 1e-4
 
 
-@pytest.mark.parametrize("switch", ["mute", "influence"])
+@pytest.mark.parametrize("switch", ["mute", "enabled", "influence", "keyed mute"])
 def test_driven_switch_stays_off_after_convert(clean_scene: bpy.types.Scene, switch: str) -> None:
-    """Rigify drives constraint switches: Convert mutes a driver on ``mute`` too, so the IK
-    stays off on Blender's evaluated pose after a frame change; a driven influence cannot
-    bring a muted constraint back."""
+    """Rigify drives constraint switches: Convert mutes a driver (or the F-curve of keys) on
+    ``mute`` / ``enabled`` too, so the IK stays off on Blender's evaluated pose after a frame
+    change; a driven influence cannot bring a muted constraint back."""
     obj = make_limb("Leg", LEG)
     target = add_empty("foot target", (0.2, -0.3, 0.4))
     ik = add_ik(obj, "b1", target, 2)
-    driver = ik.driver_add(switch).driver
-    driver.type, driver.expression = "SCRIPTED", "0" if switch == "mute" else "1"
+    if switch == "keyed mute":
+        obj.keyframe_insert(ik.path_from_id("mute"), frame=1)
+    else:
+        driver = ik.driver_add(switch).driver
+        driver.type, driver.expression = "SCRIPTED", "0" if switch == "mute" else "1"
     rest_tip = np.array([*obj.data.bones["b1"].tail_local, 1.0])  # the armature is at the origin
     clean_scene.frame_set(2)
     tip = world_bone_matrix(obj, "b1") @ np.array([0.0, obj.data.bones["b1"].length, 0.0, 1.0])
@@ -286,6 +289,7 @@ def test_itasc_settings_reported_as_not_converted(
         "b1 IK iTaSC free location x (not constrained)",
         "b1 IK influence 0.5 (Reach solves at full influence)",
         "b2 IK (iTaSC distance type)",
+        "iTaSC solver settings (mode, precision, iterations: Reach has its own)",
     )
     assert obj.pose.bones["b1"].constraints["IK"].mute
     assert not obj.pose.bones["b2"].constraints["IK"].mute
@@ -327,3 +331,23 @@ def test_rigify_generated_rig_stays_converted(
         shin.constraints.remove(con)
     bpy.context.view_layer.update()
     assert np.allclose(bone_points(rig, chain, True), converted, atol=1e-6)
+
+
+def test_what_blender_does_differently_is_reported(rigify_metarig: bpy.types.Object,
+                                                   extension: object) -> None:  # fmt: skip
+    """A hinge whose axis is off the bend plane's normal (the metarig's elbow, 12 degrees)
+    makes Blender leave the plane; IK Stretch on a chain whose IK does not stretch."""
+    obj = rigify_metarig
+    hinge(obj, "forearm.L")
+    obj.pose.bones["thigh.L"].ik_stretch = 0.2
+    elbow = world_bone_matrix(obj, "forearm.L")[:3, 3]
+    pole = add_empty("elbow pole", tuple(elbow + np.array([0.0, 1.0, 0.0])))
+    add_ik(obj, "forearm.L", add_empty("hand", tuple(elbow + np.array([0.1, -0.2, 0.0]))), 2, pole)
+    add_ik(obj, "shin.L", add_empty("foot", (0.1, -0.2, 0.3)), 2, use_stretch=False)
+    conversion = extension.bridge.convert.convert_builtin_ik(bpy.context, obj)
+    assert conversion.skipped == (
+        "forearm.L IK pole plane approximate: hinge 'forearm.L' turns about an axis 12 degrees "
+        "off the bend plane's normal (Blender's IK leaves the plane)",
+        "shin.L IK Stretch off while thigh.L have IK Stretch (Blender keeps their length, "
+        "Reach stretches them: set their IK Stretch to 0 to match)",
+    )

@@ -8,12 +8,14 @@ import json
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 from types import ModuleType
 
 import bpy
 import pytest
 
+from tests.blender.panel_draw import Recorder
 from tests.blender.reach_scenes import activate, add_constraint, add_empty, make_chain
 
 MODULE = "bl_ext.user_default.reach_ik"
@@ -167,6 +169,15 @@ def test_preferences_tab_name_and_live_budget(
     assert extension.operators.preferences.live_time_budget() == pytest.approx(0.040)
 
 
+def test_preferences_draw_every_setting(extension: ModuleType, prefs: object) -> None:
+    log: list = []
+    fake = types.SimpleNamespace(layout=Recorder(log), bl_rna=prefs.bl_rna)
+    type(prefs).draw(fake, bpy.context)
+    drawn = {name for kind, name in log if kind == "prop"}
+    settable = {p.identifier for p in prefs.bl_rna.properties if p.identifier != "rna_type"}
+    assert drawn == settable - {"bl_idname"}
+
+
 NEEDS_CONSTRAINTS = {
     "solve": lambda: bpy.ops.reach.solve(),
     "bake": lambda: bpy.ops.reach.bake(),
@@ -232,7 +243,10 @@ def count():
         for f in getattr(bpy.app.handlers, attr) if mine(f)
     )
     keymaps = bpy.context.window_manager.keyconfigs.addon.keymaps
-    keys = sorted(i.idname for km in keymaps for i in km.keymap_items if "reach" in i.idname)
+    keys = sorted(
+        i.idname for km in keymaps for i in km.keymap_items
+        if "reach" in i.idname or "reach_ik" in str(getattr(i.properties, "data_path", ""))
+    )
     menus = [f.__name__ for f in bpy.types.VIEW3D_MT_pose._dyn_ui_initialize() if mine(f)]
     return {"handlers": handlers, "keys": keys, "menus": menus, "draw_handlers": len(draw_handlers)}
 
@@ -262,7 +276,7 @@ def test_reload_scripts_leaves_one_registration(extension_zip: Path, tmp_path: P
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT")]
     assert len(lines) == 1, output
     first, *reloaded = json.loads(lines[0].removeprefix("RESULT"))
-    assert first["keys"] == ["reach.solve"]
+    assert first["keys"] == ["reach.solve", "wm.context_toggle"]  # Solve, Live
     assert first["menus"] == ["draw_in_pose_menu"]
     assert first["draw_handlers"] == 1
     assert len(first["handlers"]) == len(set(first["handlers"])) >= 1
@@ -286,9 +300,12 @@ def test_live_toggle_joins_the_menu_and_keymap_with_the_live_setting(
         (item,) = [i for i in pose.keymap_items if i.idname == "wm.context_toggle"]
         assert (item.type, item.shift, item.ctrl, item.alt) == ("R", True, False, True)
         obj = make_chain()
+        add_constraint(obj, "b2", add_empty("T", (1.0, 0.0, 2.0)), "POSITION")
         activate(obj)
         assert bpy.ops.wm.context_toggle(data_path=item.properties.data_path) == {"FINISHED"}
         assert obj.reach_ik.live
+        assert bpy.ops.wm.context_toggle(data_path=item.properties.data_path) == {"FINISHED"}
+        assert not obj.reach_ik.live
         layout = _MenuLayout()
         bpy.types.REACH_MT_pose.draw(type("FakeMenu", (), {"layout": layout})(), bpy.context)
         assert layout.props[:2] == ["live", "show_overlay"]

@@ -9,6 +9,7 @@ size, blend mode); with a GPU the real calls run instead.
 
 from __future__ import annotations
 
+import types
 from types import ModuleType
 from typing import Any
 
@@ -143,3 +144,16 @@ def test_draw_handler_builds_the_batches(
     obj.reach_ik.show_overlay = True
     bpy.context.view_layer.objects.active = bpy.data.objects["Reach"]
     assert draw_module.draw(gpu) == []  # not an armature: nothing to draw
+
+
+def test_viewport_overlays_off_hide_the_goals(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """The 3D View's *Overlays* toggle hides Reach's goals like every other overlay (a
+    stand-in view: background Blender has no 3D View)."""
+    obj, _items = _scene()
+    overlay_of = extension.panels.overlay_draw.overlay_of
+    for shown in (True, False):
+        space = types.SimpleNamespace(overlay=types.SimpleNamespace(show_overlays=shown))
+        context = types.SimpleNamespace(space_data=space, active_object=obj)
+        assert (overlay_of(context) is not None) == shown
