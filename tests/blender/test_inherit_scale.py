@@ -147,3 +147,19 @@ def test_what_the_figure_cannot_express_is_corrected_and_named(
     name = "bone 'b2' inherits the non-uniform scale of 'b1' (FULL)"
     assert any(name in note for note in report.notes)
     assert name in outcome.reason
+
+
+def test_a_target_bone_with_pose_scale(clean_scene: bpy.types.Scene) -> None:
+    """A goal on a Target Bone of the same armature sits at that bone's drawn (scaled) tail."""
+    obj = make_chain()
+    bpy.ops.object.mode_set(mode="EDIT")
+    bone = obj.data.edit_bones.new("t")
+    bone.head, bone.tail = (1.0, 0.0, 1.0), (1.0, 0.0, 1.6)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    obj.pose.bones["t"].scale = (1.0, 1.5, 1.0)
+    add_constraint(obj, "b2", obj, "POSITION", target_bone="t", target_head_tail=1.0)
+    activate(obj)
+    run_op(bpy.ops.reach.solve)
+    bpy.context.view_layer.update()
+    miss = float(np.linalg.norm(world_bone_tail(obj, "b2") - world_bone_tail(obj, "t")))
+    _assert_first_solve_reaches(last_report(obj), miss, obj.reach_ik.tolerance)
