@@ -10,7 +10,7 @@ gives. Lengths are scene units, the armature's uniform scale applied.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -231,11 +231,19 @@ class ConstraintPlan:
     bindings: list[GoalBinding] = field(default_factory=list)
     specs: list[ConstraintSpec] = field(default_factory=list)  # one per solver constraint
 
-    def make_constraints(self) -> list[solver.Constraint]:
-        """The ``solver.Constraint`` list (goals already carry the current targets)."""
+    def make_constraints(
+        self, scales: Mapping[str, np.ndarray] | None = None
+    ) -> list[solver.Constraint]:
+        """The ``solver.Constraint`` list (goals already carry the current targets).
+
+        Args:
+            scales: bone -> (3,) pose scale along its axes (:mod:`.rig_scale`): an
+                end-effector point on a scaled bone is that far along the drawn bone.
+        """
         out = []
         for spec in self.specs:
-            effector = solver.EndEffector(spec.effector_segment, spec.point, spec.x, spec.y)
+            point = spec.point if scales is None else spec.point * scales.get(spec.bone, 1.0)
+            effector = solver.EndEffector(spec.effector_segment, point, spec.x, spec.y)
             out.append(solver.Constraint(effector, spec.goal(), spec.weight, spec.root, spec.name))
         return out
 
