@@ -250,6 +250,10 @@ def _convert_pole(
         return
     log.skipped += [f"{label} {note}" for note in _asymmetric_hinges(obj, chain, knee)]
     settings = settings_of(obj)
+    if np.linalg.det(np.array(obj.matrix_world, dtype=float)[:3, :3]) < 0.0:
+        # Blender's look-at frames are built in armature space; a mirrored armature shows
+        # them reflected, which turns the bend the other way about the root-target axis.
+        phi = -phi
     plane = _plane_empties(context, obj, ik, chain[-1].name, phi, label)
     for goal, axis, suffix in (("PLANE", "X", "pole plane"), ("HALF_SPACE", "Z", "pole side")):
         item = append(settings, f"{label} {suffix}", knee, plane, goal)

@@ -3,9 +3,8 @@
 When the residual measured on Blender's pose (:mod:`.measure`) and the modelled one disagree,
 something in the rig moves the bones after the pose channels are written, or moves the
 target with the solve. :func:`explain` scans what the model leaves out, in the order a user
-would look: the chain's bone constraints, drivers on its pose channels, bones that do not
-inherit their parent's rotation or scale, pose scale, and a target that hangs off the
-armature itself.
+would look: the chain's bone constraints, drivers on its pose channels, pose scale the
+figure cannot express (:mod:`.rig_scale`), and a target that hangs off the armature itself.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from .carried import constraint_link
 from .rig_goals import ConstraintSpec
+from .rig_scale import scale_reason
 from .settings import armature_data
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ def _driven_bones(obj: bpy.types.Object) -> dict[str, str]:
 
 
 def _bone_reason(obj: bpy.types.Object, name: str, driven: dict[str, str]) -> str:
-    pb, bone = obj.pose.bones[name], armature_data(obj).bones[name]
+    pb = obj.pose.bones[name]
     for con in pb.constraints:
         if not modelled(con):
             name_of_kind = kind(con)
@@ -101,20 +101,7 @@ def _bone_reason(obj: bpy.types.Object, name: str, driven: dict[str, str]) -> st
     if name in driven:
         channel = driven[name].split(".")[-1]
         return f"bone '{name}' is driven ({channel}): the driver overrides the solve"
-    if not bone.use_inherit_rotation:
-        return f"bone '{name}' does not inherit its parent's rotation (not modelled)"
-    if bone.inherit_scale != "FULL":
-        return f"bone '{name}' inherits scale as '{bone.inherit_scale}' (not modelled)"
-    if any(abs(s - 1.0) > 1e-6 for s in pb.scale) and not _stretch_scale(obj, pb):
-        return f"bone '{name}' has a pose scale (not modelled)"
-    return ""
-
-
-def _stretch_scale(obj: bpy.types.Object, pb: bpy.types.PoseBone) -> bool:
-    """Whether a pose scale may be the one a solve writes for *IK Stretch* (see
-    :mod:`.rig_stretch`): on a stretching bone, or on a child of one (1 / its stretch)."""
-    parent = pb.parent
-    return pb.ik_stretch > 0.0 or (parent is not None and parent.ik_stretch > 0.0)
+    return scale_reason(obj, name)
 
 
 def _follows(obj: bpy.types.Object, con: bpy.types.Constraint) -> bool:
@@ -193,8 +180,8 @@ def explain(obj: bpy.types.Object, spec: ConstraintSpec) -> str:
         spec: the constraint whose measured residual disagrees with the modelled one.
 
     Returns:
-        The first cause found (a bone constraint, a driver, a bone not inheriting rotation
-        or scale, pose scale, a target that moves with the armature), or :data:`UNKNOWN`.
+        The first cause found (a bone constraint, a driver, pose scale the model cannot
+        express, a target that moves with the armature), or :data:`UNKNOWN`.
     """
     driven = _driven_bones(obj)
     for name in _chain(obj, spec.bone):

@@ -85,9 +85,16 @@ def forget() -> None:
 
 
 def _switched_on(obj: bpy.types.Object, switch: str) -> bool:
+    """``switch`` is on for an armature Reach may edit that has something to solve: without
+    an enabled constraint there is nothing to do yet, which is no error (Live waits)."""
     if obj.type != "ARMATURE" or obj.mode == "EDIT":
         return False
-    return bool(getattr(settings_of(obj), switch)) and why_not_editable(obj) is None
+    settings = settings_of(obj)
+    return (
+        bool(getattr(settings, switch))
+        and any(item.enabled for item in settings.constraints)
+        and why_not_editable(obj) is None
+    )
 
 
 def accept_current(objects: Iterable[bpy.types.Object]) -> None:

@@ -6,6 +6,10 @@ a rotation (or a reflection) times one scale cannot be modelled that way: a non-
 on the armature, or on a parent above a rotated child, shears the bones' frames. Such an
 armature is refused before anything is touched, naming the object whose transform causes it.
 
+The figure is built once per solve or bake with the scale of that moment; an armature whose
+scale changes later (an animated scale during a bake, a parent scaled non-uniformly from some
+frame on) stops the bake with a clear error instead of solving a model of the wrong size.
+
 Column lengths alone miss a shear (``R diag(2, 1, 1) R^T`` with ``R`` turning X onto
 ``(1, 1, 1)`` has three columns of equal length), so the test is on the Gram matrix
 ``M^T M`` of the 3x3 part, which equals ``s^2 I`` exactly for a rotation or reflection times
@@ -18,6 +22,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import rotations
+from .rig_goals import model_mirror
 from .rig_joints import RigError
 
 if TYPE_CHECKING:
@@ -85,3 +91,28 @@ def object_scale(obj: bpy.types.Object) -> float:
         f"by {whose} '{source.name}' (scale {_scale_text(source)}); Reach models rotated, "
         "uniformly scaled and mirrored armatures only: make that scale uniform or apply it"
     )
+
+
+def object_frame(obj: bpy.types.Object, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """Translation (3,) and rotation (3, 3) of the armature object (scale removed) in the
+    model's world (reflected for a mirrored armature, see :func:`.rig_goals.model_mirror`).
+
+    Args:
+        obj: the armature object.
+        scale: its uniform world scale when the figure was built (:func:`object_scale`).
+
+    Raises:
+        RigError: the armature is sheared now, or its scale is no longer ``scale``.
+    """
+    current = object_scale(obj)
+    if abs(current - scale) > SHEAR_TOLERANCE * scale:
+        raise RigError(
+            f"Armature '{obj.name}' changed its scale from {scale:.4g} to {current:.4g} since "
+            "the solve began; Reach bakes an armature whose scale stays the same: keep its "
+            "scale constant over the range or apply it"
+        )
+    m = np.array(obj.matrix_world, dtype=float)
+    mirror = model_mirror(obj)
+    if mirror is not None:
+        m[:3] = mirror @ m[:3]
+    return m[:3, 3], rotations.orthonormalize(m[:3, :3] / scale)

@@ -7,8 +7,13 @@ too: see :func:`.rig_goals.model_mirror`). One segment per bone, at the bone's h
 bone's pose axes; its rest transform relative to the parent segment is the bone's rest offset
 (``parent.matrix_local^-1 @ bone.matrix_local``, object transform applied to roots, lengths
 times the object's uniform scale) times the bone's current ``matrix_basis`` (location ignored
-for connected bones, as Blender does; pose scale is not modelled, except the scale an IK
-Stretch writes: see :mod:`.rig_stretch`).
+for connected bones, as Blender does). A bone with *Inherit Rotation* off is a segment that
+does not inherit rotation (``Figure.add_segment(inherit_rotation=False)``): its world rest
+rotation is the object's rotation times its own armature-space rest rotation, which is what
+Blender composes from the parent's rest matrix. Pose scale and the *Inherit Scale* modes are
+folded into lengths (child offsets times the parent's scale, end-effector points times the
+bone's own): see :mod:`.rig_scale` for what is exact; the scale an IK Stretch writes is
+solved instead (:mod:`.rig_stretch`).
 
 Parametrisation of a solved bone's rotation (why three kinds):
 ``LOCAL``  -- bones without limits: three revolutes about the bone's own X, Y, Z axes,
@@ -46,9 +51,9 @@ import numpy as np
 
 from .. import solver
 from . import ik_limits, rotations
-from .object_frame import object_scale
+from .object_frame import object_frame, object_scale
 from .rig_freedom import check_chains_move
-from .rig_goals import ConstraintSpec, GoalBinding, build_constraints, model_mirror
+from .rig_goals import ConstraintSpec, GoalBinding, build_constraints
 from .rig_joints import (
     RigError,
     SolvedBone,
@@ -58,6 +63,7 @@ from .rig_joints import (
     rotation_values,
     set_rotation_values,
 )
+from .rig_scale import bone_scales
 from .rig_stretch import MIN_STRETCH, StretchPlan, parent_stretch
 from .settings import armature_data
 
@@ -110,6 +116,10 @@ class Rig:
     local_values: dict[str, np.ndarray] = field(default_factory=dict)
     pushed: dict[str, tuple[np.ndarray | None, np.ndarray]] = field(default_factory=dict)
     stretch: dict[str, float] = field(default_factory=dict)  # stretched bone -> its S (>0)
+    # Pose scale folded into lengths (bone -> (3,) along its axes, see .rig_scale), and the
+    # armature-space rest rotation (3, 3) of each bone that does not inherit rotation.
+    scales: dict[str, np.ndarray] = field(default_factory=dict)
+    hinge_rest: dict[str, np.ndarray] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ state
     def read_pose(self, solved_too: bool) -> None:
@@ -146,7 +156,7 @@ class Rig:
 
     def push_rest(self) -> None:
         """Write the current state into the figure's rest transforms (no rebuild)."""
-        t_obj, r_obj = _object_frame(self.obj, self.scale)
+        t_obj, r_obj = object_frame(self.obj, self.scale)
         s = self.scale
         bones = armature_data(self.obj).bones
         for name in self.bones:
@@ -161,6 +171,10 @@ class Rig:
             if bone.parent is None:
                 translation = t_obj + r_obj @ translation
                 rotation = r_obj @ rotation
+            else:  # Blender places the head with the parent's full (scaled) pose matrix
+                translation = self.scales.get(bone.parent.name, 1.0) * translation
+                if name in self.hinge_rest:  # rotation relative to the world, not the parent
+                    rotation = r_obj @ self.hinge_rest[name]
             if info is not None and info.param != "LOCAL":
                 self._set_rest(name, translation, rotation)
                 continue
@@ -272,16 +286,6 @@ def _rigid_inverse(m: np.ndarray) -> np.ndarray:
     return out
 
 
-def _object_frame(obj: bpy.types.Object, scale: float) -> tuple[np.ndarray, np.ndarray]:
-    """Translation (3,) and rotation (3, 3) of the armature object (scale removed) in the
-    model's world (reflected for a mirrored armature, see :func:`.rig_goals.model_mirror`)."""
-    m = np.array(obj.matrix_world, dtype=float)
-    mirror = model_mirror(obj)
-    if mirror is not None:
-        m[:3] = mirror @ m[:3]
-    return m[:3, 3], rotations.orthonormalize(m[:3, :3] / scale)
-
-
 def build_rig(
     obj: bpy.types.Object | None, settings: ReachSettings, only_selected: bool = False
 ) -> Rig:
@@ -317,6 +321,7 @@ def build_rig(
     fig = solver.Figure()
     stretch = StretchPlan.of(obj, plan.chain_bones, scale)
     offsets = {}
+    hinge_rest = {}
     for name in order:
         bone = bones_by_name[name]
         local = np.array(bone.matrix_local, dtype=float)
@@ -331,14 +336,17 @@ def build_rig(
             loc = np.zeros(3) if bone.use_connect else np.array(obj.pose.bones[name].location)
             offset = scale * (offsets[name][:3, 3] + offsets[name][:3, :3] @ loc)
             parent_seg = stretch.child_segment(fig, name, parent_seg, offset)
+        inherit = bone.parent is None or bone.use_inherit_rotation
+        if not inherit:
+            hinge_rest[name] = rotations.orthonormalize(local[:3, :3])
         if name in plan.chain_bones:
             helper = location_segment(
                 obj.pose.bones[name], plan.chain_bones[name], settings.use_root_translation
             )
-            if helper is not None:
-                fig.add_segment(helper, parent_seg)
-                parent_seg = helper
-        fig.add_segment(name, parent_seg)
+            if helper is not None:  # the helper carries the rest transform and the flag
+                fig.add_segment(helper, parent_seg, inherit_rotation=inherit)
+                parent_seg, inherit = helper, True
+        fig.add_segment(name, parent_seg, inherit_rotation=inherit)
     notes: list[str] = []
     solved = {}
     for name in order:
@@ -349,16 +357,21 @@ def build_rig(
     stretch.place_effectors(fig, plan.specs)
     stretch.add_groups(fig, solved)
     stretch.mark_children(obj, solved)
-    for name in order:  # what the figure does not model, said once per solve
-        pb, bone = obj.pose.bones[name], bones_by_name[name]
-        scale_written = name in solved and solved[name].writes_scale
-        if not scale_written and np.abs(np.array(pb.scale) - 1.0).max() > 1e-6:
-            notes.append(f"pose scale of bone '{name}' is not modelled")
-        if not bone.use_inherit_rotation:
-            notes.append(f"bone '{name}' does not inherit rotation: not modelled")
     check_chains_move(obj, fig, plan.specs, solved, RigError)
+    sliding = {name for name, info in solved.items() if info.location_joints}
+    written = {name for name, info in solved.items() if info.writes_scale}
+    scales = bone_scales(obj, order, sliding, written)
+    for name in order:  # what the figure does not model, said once per solve
+        reason = scales[name].reason
+        if reason and reason not in notes:
+            notes.append(reason)
     rig = Rig(obj, fig, [], plan.bindings, order, solved, scale, {}, {}, offsets, notes)
     rig.specs = plan.specs
+    rig.scales = {name: bone_scale.scale for name, bone_scale in scales.items()}
+    rig.hinge_rest = hinge_rest
+    for binding in plan.bindings:  # a goal on a Target Bone of this armature
+        if binding.carrier is not None and binding.carry is None:
+            binding.carrier_scale = rig.scales.get(binding.carrier)
     rig.read_pose(solved_too=True)
     rig.push_rest()
     rig.update_targets()
@@ -367,7 +380,7 @@ def build_rig(
         if root is not None and root.location_segment is not None:
             spec.root = root.location_segment  # the chain root's location joints sit there
     try:
-        rig.constraints = plan.make_constraints()
+        rig.constraints = plan.make_constraints(rig.scales)
     except solver.ReachError as exc:
         raise RigError(str(exc)) from None
     plan.check_aim(rig, RigError)

@@ -10,7 +10,7 @@ gives. Lengths are scene units, the armature's uniform scale applied.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -75,6 +75,7 @@ class GoalBinding:
     carrier: str | None
     error: Callable[[str], Exception]
     carry: Carry | None = None  # a target object carried by ``carrier`` (else a bone of it)
+    carrier_scale: np.ndarray | None = None  # (3,) the carrier bone's pose scale (.rig_scale)
 
     def solver_goal(self) -> solver.Goal:
         """The goal, once :func:`build_constraints` has made it; ValueError before."""
@@ -127,7 +128,10 @@ class GoalBinding:
             return self._point_axes(self.target, offset)
         if self.carrier is not None:
             length = armature_data(arm).bones[self.carrier].length * scale
-            return np.array([0.0, length * self.head_tail, 0.0]), np.eye(3)
+            point = np.array([0.0, length * self.head_tail, 0.0])
+            if self.carrier_scale is not None:  # along the drawn (scaled) bone
+                point = point * self.carrier_scale
+            return point, np.eye(3)
         point, axes = self.target_frame()
         mirror = model_mirror(arm)
         return (point, axes) if mirror is None else (mirror @ point, mirror @ axes)
@@ -231,11 +235,19 @@ class ConstraintPlan:
     bindings: list[GoalBinding] = field(default_factory=list)
     specs: list[ConstraintSpec] = field(default_factory=list)  # one per solver constraint
 
-    def make_constraints(self) -> list[solver.Constraint]:
-        """The ``solver.Constraint`` list (goals already carry the current targets)."""
+    def make_constraints(
+        self, scales: Mapping[str, np.ndarray] | None = None
+    ) -> list[solver.Constraint]:
+        """The ``solver.Constraint`` list (goals already carry the current targets).
+
+        Args:
+            scales: bone -> (3,) pose scale along its axes (:mod:`.rig_scale`): an
+                end-effector point on a scaled bone is that far along the drawn bone.
+        """
         out = []
         for spec in self.specs:
-            effector = solver.EndEffector(spec.effector_segment, spec.point, spec.x, spec.y)
+            point = spec.point if scales is None else spec.point * scales.get(spec.bone, 1.0)
+            effector = solver.EndEffector(spec.effector_segment, point, spec.x, spec.y)
             out.append(solver.Constraint(effector, spec.goal(), spec.weight, spec.root, spec.name))
         return out
 

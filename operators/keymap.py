@@ -52,6 +52,32 @@ def shortcuts() -> list[Shortcut]:
     return [SOLVE, LIVE] if live else [SOLVE]
 
 
+def _matches(item: bpy.types.KeyMapItem, shortcut: Shortcut) -> bool:
+    if item.idname != shortcut.idname:
+        return False
+    return all(getattr(item.properties, k, None) == v for k, v in shortcut.properties.items())
+
+
+def draw_preferences(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
+    """Draw Reach's keys, editable (on/off and the key with its modifiers), from the user's key
+    configuration, where Blender keeps the user's edits of add-on keys."""
+    keyconfig = context.window_manager.keyconfigs.user
+    keymap = keyconfig.keymaps.get(KEYMAP[0]) if keyconfig is not None else None
+    col = layout.column()
+    found = False
+    for shortcut in shortcuts():
+        for item in [] if keymap is None else keymap.keymap_items:
+            if _matches(item, shortcut):
+                row = col.row()
+                row.prop(item, "active", text="")
+                row.label(text=item.name)
+                row.prop(item, "type", text="", full_event=True)
+                found = True
+                break
+    if not found:
+        col.label(text="Preferences › Keymap › 3D View › Pose (Reach)", icon="INFO")
+
+
 def register() -> None:
     """Add the keymap items (none in background mode, which has no add-on keyconfig)."""
     unregister()  # never two copies, whatever an earlier registration left

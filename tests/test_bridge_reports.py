@@ -74,7 +74,8 @@ def _rig(constraints: dict | None = None, drivers: tuple = (), **bone_settings: 
             use_relative_parent=extra.get("relative", False),
         )  # fmt: skip
         cons = (constraints or {}).get(name, [])
-        pose[name] = SimpleNamespace(name=name, constraints=cons, scale=(1.0, 1.0, 1.0))
+        scale = extra.get("scale", (1.0, 1.0, 1.0))
+        pose[name] = SimpleNamespace(name=name, constraints=cons, scale=scale)
         parent = bones[name]
     animation = SimpleNamespace(drivers=[SimpleNamespace(data_path=p) for p in drivers])
     obj = SimpleNamespace(
@@ -124,10 +125,15 @@ def test_explain_drivers_inheritance_and_targets() -> None:
     assert diagnose.explain(obj, spec) == (
         "bone 'b1' is driven (rotation_euler): the driver overrides the solve"
     )
-    obj, spec, _target = _rig(b2={"inherit": False})
+    obj, spec, _target = _rig(b2={"inherit": False}, b1={"scale": (2.0, 2.0, 2.0)})
+    assert diagnose.explain(obj, spec) == diagnose.UNKNOWN  # both modelled exactly
+    obj, spec, _target = _rig(b1={"scale": (1.0, 2.0, 1.0)})
     assert diagnose.explain(obj, spec) == (
-        "bone 'b2' does not inherit its parent's rotation (not modelled)"
+        "bone 'b2' inherits the non-uniform scale of 'b1' (FULL): it shears as the bone "
+        "turns (not modelled)"
     )
+    obj, spec, _target = _rig(b1={"scale": (1.0, 2.0, 1.0)}, b2={"inherit_scale": "ALIGNED"})
+    assert diagnose.explain(obj, spec) == diagnose.UNKNOWN
     obj, spec, target = _rig()
     target.parent, target.parent_type, target.parent_bone = obj, "BONE", "b0"
     assert diagnose.explain(obj, spec) == (

@@ -119,6 +119,21 @@ def test_pole_leg_with_hinge_knee_matches_blender(
     assert agreement(obj, ["b0", "b1"]) < AGREEMENT
 
 
+@pytest.mark.parametrize("pole_angle", [-90.0, 30.0, 150.0])
+def test_pole_leg_on_a_mirrored_armature_matches_blender(
+    clean_scene: bpy.types.Scene, pole_angle: float
+) -> None:
+    """Negative X scale: Blender builds the pole's frames in armature space."""
+    obj = make_limb("Leg", LEG)
+    obj.scale = (-1.0, 1.0, 1.0)
+    hinge(obj, "b1")
+    bpy.context.view_layer.update()
+    target = add_empty("foot target", (0.15, -0.25, 0.3))
+    pole = add_empty("knee pole", (0.4, -1.2, 0.6))
+    add_ik(obj, "b1", target, 2, pole, pole_angle)
+    assert agreement(obj, ["b0", "b1"]) < AGREEMENT
+
+
 @pytest.mark.parametrize("pole_angle", [-90.0, 90.0])
 def test_pole_leg_with_ball_knee_matches_blender(
     clean_scene: bpy.types.Scene, pole_angle: float

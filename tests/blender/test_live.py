@@ -18,11 +18,12 @@ from tests.blender.live_support import (  # noqa: F401  (room_to_solve: an autou
     TOLERANCE,
     finish,
     live_chain,
+    live_module,
     miss,
     room_to_solve,
 )
 from tests.blender.panel_draw import Recorder, draw_panels
-from tests.blender.reach_scenes import activate, add_empty, keys_of
+from tests.blender.reach_scenes import activate, add_constraint, add_empty, keys_of, make_chain
 
 
 def test_moving_a_target_reposes_the_rig(
@@ -91,6 +92,22 @@ def test_an_error_is_reported_once_and_switches_live_off(
     panel = importlib.import_module(f"{extension.__name__}.panels.reach_panel").REACH_PT_main
     panel.draw_header(type("FakePanel", (), {"layout": Recorder(header)})(), bpy.context)
     assert header == [("prop", "live")]  # the switch, to turn it back on
+
+
+def test_live_waits_for_a_first_constraint(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    obj = make_chain()
+    obj.reach_ik.live = True
+    bpy.context.view_layer.update()
+    state = live_module(extension).state_of(obj)
+    assert obj.reach_ik.live and not state.error and state.solves == 0  # nothing to solve
+    target = add_empty("T", (1.2, 0.3, 1.8))
+    add_constraint(obj, "b2", target, "POSITION")
+    obj.update_tag()
+    bpy.context.view_layer.update()
+    finish(extension, obj)
+    assert state.solves == 1 and miss(obj, target) < TOLERANCE
 
 
 def test_a_solve_stopped_early_writes_the_best_pose_and_continues(

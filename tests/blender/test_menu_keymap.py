@@ -169,13 +169,17 @@ def test_preferences_tab_name_and_live_budget(
     assert extension.operators.preferences.live_time_budget() == pytest.approx(0.040)
 
 
-def test_preferences_draw_every_setting(extension: ModuleType, prefs: object) -> None:
+def test_preferences_draw_every_setting_and_the_keys(extension: ModuleType, prefs: object) -> None:
+    bpy.context.window_manager.keyconfigs.update()  # add-on keys into the user's keymaps
     log: list = []
     fake = types.SimpleNamespace(layout=Recorder(log), bl_rna=prefs.bl_rna)
     type(prefs).draw(fake, bpy.context)
     drawn = {name for kind, name in log if kind == "prop"}
     settable = {p.identifier for p in prefs.bl_rna.properties if p.identifier != "rna_type"}
-    assert drawn == settable - {"bl_idname"}
+    assert settable - {"bl_idname"} <= drawn
+    names = {bpy.types.REACH_OT_solve.bl_label, "Context Toggle"}
+    assert names <= {text for kind, text in log if kind == "label"}  # Solve's and Live's keys
+    assert [name for kind, name in log if kind == "prop"].count("type") == 2  # their events
 
 
 NEEDS_CONSTRAINTS = {

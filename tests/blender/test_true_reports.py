@@ -108,8 +108,8 @@ def _target_following_a_solved_bone_by_constraint(obj: bpy.types.Object) -> dict
     return {"chain_mode": "ROOT", "chain_root": "b0"}
 
 
-def _bone_not_inheriting_rotation(obj: bpy.types.Object) -> dict:
-    obj.data.bones["b2"].use_inherit_rotation = False
+def _shear_under_a_non_uniform_parent_scale(obj: bpy.types.Object) -> dict:
+    obj.pose.bones["b1"].scale = (0.7, 1.4, 1.1)  # b2 inherits it in full: a turning shear
     return {}
 
 
@@ -135,7 +135,11 @@ def _builtin_ik_elsewhere(obj: bpy.types.Object) -> dict:
             "target 'T' follows the armature through constraint 'Copy Location'",
             True,
         ),
-        (_bone_not_inheriting_rotation, "bone 'b2' does not inherit its parent's rotation", True),
+        (
+            _shear_under_a_non_uniform_parent_scale,
+            "bone 'b2' inherits the non-uniform scale of 'b1' (FULL)",
+            True,
+        ),
         (_driven_chain_bone, "bone 'b1' is driven (rotation_quaternion)", True),
         (
             _builtin_ik_elsewhere,
