@@ -177,3 +177,16 @@ def test_a_target_bone_with_pose_scale(clean_scene: bpy.types.Scene) -> None:
     bpy.context.view_layer.update()
     miss = float(np.linalg.norm(world_bone_tail(obj, "b2") - world_bone_tail(obj, "t")))
     _assert_first_solve_reaches(last_report(obj), miss, obj.reach_ik.tolerance)
+
+
+def test_a_stretching_parent_of_a_bone_without_inherited_rotation(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    """IK Stretch on b1 (solved as a scale) carries b2, which does not inherit rotation, to
+    a target beyond the unstretched reach."""
+    obj = make_chain()
+    obj.pose.bones["b1"].ik_stretch = 0.5
+    obj.data.bones["b2"].use_inherit_rotation = False
+    report, miss = _solve_position(obj, (1.5, 0.5, 3.6))
+    _assert_first_solve_reaches(report, miss, obj.reach_ik.tolerance)
+    assert obj.pose.bones["b1"].scale[1] > 1.05  # it did stretch
