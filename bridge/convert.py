@@ -11,8 +11,9 @@ What carries over, read as Blender's solver reads it (``source/blender/ikplugin`
 * the pole target and pole angle: the bend plane Blender gives the chain (:mod:`.pole`)
   becomes a plane goal and a half-space goal on the chain's most bent joint, read from two
   helper empties that follow the root bone, the target and the pole every frame;
-* on an iTaSC armature the same, except what only iTaSC has (distance type, locked axes,
-  solver settings), which is reported as not converted.
+* on an iTaSC armature the same, except the pole (iTaSC's pole bends the chain elsewhere: 0.4 to
+  0.55 of the chain's length from the Standard solver's pose, measured) and what only iTaSC
+  has (distance type, freed axes, solver settings), which are reported as not converted.
 
 Drivers and F-curves on a converted constraint's ``mute`` / ``enabled`` would switch it back
 on at the next evaluation (Rigify drives them), so their F-curves are muted too and named in
@@ -250,6 +251,10 @@ def _convert_pole(
         return
     log.skipped += [f"{label} {note}" for note in _asymmetric_hinges(obj, chain, knee)]
     settings = settings_of(obj)
+    if np.linalg.det(np.array(obj.matrix_world, dtype=float)[:3, :3]) < 0.0:
+        # Blender's look-at frames are built in armature space; a mirrored armature shows
+        # them reflected, which turns the bend the other way about the root-target axis.
+        phi = -phi
     plane = _plane_empties(context, obj, ik, chain[-1].name, phi, label)
     for goal, axis, suffix in (("PLANE", "X", "pole plane"), ("HALF_SPACE", "Z", "pole side")):
         item = append(settings, f"{label} {suffix}", knee, plane, goal)
@@ -311,7 +316,10 @@ def _convert_one(
             "length, Reach stretches them: set their IK Stretch to 0 to match)"
         )
     if ik.pole_target is not None and position:
-        _convert_pole(context, obj, ik, chain, label, log)
+        if cast("bpy.types.Pose", obj.pose).ik_solver == "ITASC":
+            leftovers.append("pole target (iTaSC bends the chain differently from Standard IK)")
+        else:
+            _convert_pole(context, obj, ik, chain, label, log)
     log.skipped += [f"{label} {what}" for what in leftovers]
     _mute(obj, ik, log)
 

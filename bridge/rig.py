@@ -369,6 +369,9 @@ def build_rig(
     rig.specs = plan.specs
     rig.scales = {name: bone_scale.scale for name, bone_scale in scales.items()}
     rig.hinge_rest = hinge_rest
+    for binding in plan.bindings:  # a goal on a Target Bone of this armature
+        if binding.carrier is not None and binding.carry is None:
+            binding.carrier_scale = rig.scales.get(binding.carrier)
     rig.read_pose(solved_too=True)
     rig.push_rest()
     rig.update_targets()

@@ -75,6 +75,7 @@ class GoalBinding:
     carrier: str | None
     error: Callable[[str], Exception]
     carry: Carry | None = None  # a target object carried by ``carrier`` (else a bone of it)
+    carrier_scale: np.ndarray | None = None  # (3,) the carrier bone's pose scale (.rig_scale)
 
     def solver_goal(self) -> solver.Goal:
         """The goal, once :func:`build_constraints` has made it; ValueError before."""
@@ -127,7 +128,10 @@ class GoalBinding:
             return self._point_axes(self.target, offset)
         if self.carrier is not None:
             length = armature_data(arm).bones[self.carrier].length * scale
-            return np.array([0.0, length * self.head_tail, 0.0]), np.eye(3)
+            point = np.array([0.0, length * self.head_tail, 0.0])
+            if self.carrier_scale is not None:  # along the drawn (scaled) bone
+                point = point * self.carrier_scale
+            return point, np.eye(3)
         point, axes = self.target_frame()
         mirror = model_mirror(arm)
         return (point, axes) if mirror is None else (mirror @ point, mirror @ axes)

@@ -32,24 +32,42 @@ class Shortcut:
 
 #: Solve: Shift Ctrl R (R for Reach; Blender's pose mode leaves it unused).
 SOLVE = Shortcut("reach.solve", "R", shift=True, ctrl=True, properties={"insert_keys": False})
-#: Live posing's toggle: Shift Alt R, bound to the armature's ``reach_ik.live`` setting once
-#: that setting exists (see :func:`shortcuts`).
+#: Live posing's switch: Shift Alt R toggles the active armature's ``reach_ik.live``.
 LIVE = Shortcut(
     "wm.context_toggle", "R", shift=True, alt=True,
     properties={"data_path": "active_object.reach_ik.live"},
 )  # fmt: skip
 
+SHORTCUTS = (SOLVE, LIVE)
 KEYMAP = ("Pose", "EMPTY")  # name, space type of the keymap that holds the items
 
 _ITEMS: list[tuple[bpy.types.KeyMap, bpy.types.KeyMapItem]] = []
 
 
-def shortcuts() -> list[Shortcut]:
-    """The shortcuts to register: Solve, and Live once the ``live`` setting is registered."""
-    from .properties import ReachSettings
+def _matches(item: bpy.types.KeyMapItem, shortcut: Shortcut) -> bool:
+    if item.idname != shortcut.idname:
+        return False
+    return all(getattr(item.properties, k, None) == v for k, v in shortcut.properties.items())
 
-    live = "live" in ReachSettings.bl_rna.properties
-    return [SOLVE, LIVE] if live else [SOLVE]
+
+def draw_preferences(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
+    """Draw Reach's keys, editable (on/off and the key with its modifiers), from the user's key
+    configuration, where Blender keeps the user's edits of add-on keys."""
+    keyconfig = context.window_manager.keyconfigs.user
+    keymap = keyconfig.keymaps.get(KEYMAP[0]) if keyconfig is not None else None
+    col = layout.column()
+    found = False
+    for shortcut in SHORTCUTS:
+        for item in [] if keymap is None else keymap.keymap_items:
+            if _matches(item, shortcut):
+                row = col.row()
+                row.prop(item, "active", text="")
+                row.label(text=item.name)
+                row.prop(item, "type", text="", full_event=True)
+                found = True
+                break
+    if not found:
+        col.label(text="Preferences › Keymap › 3D View › Pose (Reach)", icon="INFO")
 
 
 def register() -> None:
@@ -60,7 +78,7 @@ def register() -> None:
         return
     name, space = KEYMAP
     keymap = keyconfig.keymaps.new(name=name, space_type=space)
-    for shortcut in shortcuts():
+    for shortcut in SHORTCUTS:
         item = keymap.keymap_items.new(
             shortcut.idname, shortcut.key, "PRESS",
             shift=shortcut.shift, ctrl=shortcut.ctrl, alt=shortcut.alt,

@@ -91,7 +91,10 @@ class ReachPreferences(bpy.types.AddonPreferences):
         row.prop(self, "reached_color")
         row.prop(self, "missed_color")
         row.prop(self, "unsolved_color")
-        layout.label(text="Keys: Preferences › Keymap › 3D View › Pose › Reach", icon="KEYINGSET")
+        from .keymap import draw_preferences
+
+        layout.label(text="Keys", icon="KEYINGSET")
+        draw_preferences(layout, context)
 
 
 def preferences(context: bpy.types.Context | None = None) -> ReachPreferences | None:

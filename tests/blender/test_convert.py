@@ -119,6 +119,21 @@ def test_pole_leg_with_hinge_knee_matches_blender(
     assert agreement(obj, ["b0", "b1"]) < AGREEMENT
 
 
+@pytest.mark.parametrize("pole_angle", [-90.0, 30.0, 150.0])
+def test_pole_leg_on_a_mirrored_armature_matches_blender(
+    clean_scene: bpy.types.Scene, pole_angle: float
+) -> None:
+    """Negative X scale: Blender builds the pole's frames in armature space."""
+    obj = make_limb("Leg", LEG)
+    obj.scale = (-1.0, 1.0, 1.0)
+    hinge(obj, "b1")
+    bpy.context.view_layer.update()
+    target = add_empty("foot target", (0.15, -0.25, 0.3))
+    pole = add_empty("knee pole", (0.4, -1.2, 0.6))
+    add_ik(obj, "b1", target, 2, pole, pole_angle)
+    assert agreement(obj, ["b0", "b1"]) < AGREEMENT
+
+
 @pytest.mark.parametrize("pole_angle", [-90.0, 90.0])
 def test_pole_leg_with_ball_knee_matches_blender(
     clean_scene: bpy.types.Scene, pole_angle: float
@@ -281,13 +296,15 @@ def test_itasc_settings_reported_as_not_converted(
     obj = make_limb("Leg", [*LEG, (0.0, -0.2, 0.0)])
     obj.pose.ik_solver = "ITASC"
     target = add_empty("foot target", (0.1, -0.3, 0.3))
-    add_ik(obj, "b1", target, 2, lock_location_x=False, influence=0.5)
+    pole = add_empty("pole", (0.4, -1.2, 0.6))
+    add_ik(obj, "b1", target, 2, pole, lock_location_x=False, influence=0.5)
     add_ik(obj, "b2", target, 3, ik_type="DISTANCE")
     conversion = extension.bridge.convert.convert_builtin_ik(bpy.context, obj)
     assert conversion.converted == ("b1 IK",)
     assert conversion.skipped == (
         "b1 IK iTaSC free location x (not constrained)",
         "b1 IK influence 0.5 (Reach solves at full influence)",
+        "b1 IK pole target (iTaSC bends the chain differently from Standard IK)",
         "b2 IK (iTaSC distance type)",
         "iTaSC solver settings (mode, precision, iterations: Reach has its own)",
     )

@@ -147,3 +147,17 @@ def test_stretch_is_keyed_on_the_scale_channels(
     assert (scale.format("b0"), 0) not in keyed
     clean_scene.frame_set(2)
     assert np.linalg.norm(world_bone_tail(obj, "b2") - np.array(target.location)) < 1e-5
+
+
+def test_stretched_bones_below_stretched_bones(clean_scene: bpy.types.Scene) -> None:
+    """Two stretched bones in a row: the lower one's scale channel is its ratio to the upper
+    one's, and Blender's evaluation of both is the model's (no correction pass)."""
+    obj = make_chain(n=3)
+    for name in ("b1", "b2"):
+        obj.pose.bones[name].ik_stretch = 1.0
+    target = add_empty("T", (1.5, 0.4, 4.5))  # 4.76 units from b1's head: both must stretch
+    reach = _reach(obj, "b2", target, 2)
+    s1, s2 = reach["b1"][0][0], reach["b2"][0][0]
+    assert s1 > 1.0 and s2 > 1.0
+    assert obj.pose.bones["b2"].scale[0] == pytest.approx(s2 / s1, rel=1e-5)
+    assert np.linalg.norm(reach["b2"][1] - np.array(target.location)) < 1e-5

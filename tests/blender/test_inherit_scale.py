@@ -58,6 +58,19 @@ def _non_uniform_pose_scale_on_the_effector_bone(obj: bpy.types.Object) -> None:
     obj.pose.bones["b2"].scale = (1.3, 0.6, 0.9)
 
 
+def _limited_bone_without_inherited_rotation(obj: bpy.types.Object) -> None:
+    """IK limits (Blender's swing and twist reading) and a Limit Rotation box (Euler)."""
+    obj.data.bones["b1"].use_inherit_rotation = False
+    b1 = obj.pose.bones["b1"]
+    b1.use_ik_limit_x = b1.use_ik_limit_z = True
+    b1.ik_min_x, b1.ik_max_x, b1.ik_min_z, b1.ik_max_z = -1.2, 1.2, -1.2, 1.2
+    obj.data.bones["b2"].use_inherit_rotation = False
+    limit = obj.pose.bones["b2"].constraints.new("LIMIT_ROTATION")
+    limit.owner_space = "LOCAL"
+    limit.use_limit_x = True
+    limit.min_x, limit.max_x = -1.5, 1.5
+
+
 def _scaled_bone_without_inherited_rotation(obj: bpy.types.Object) -> None:
     obj.pose.bones["b0"].scale = UNIFORM
     obj.data.bones["b1"].use_inherit_rotation = False
@@ -71,6 +84,7 @@ def _scaled_bone_without_inherited_rotation(obj: bpy.types.Object) -> None:
         _uniform_pose_scale_on_a_chain_bone,
         _non_uniform_pose_scale_on_the_effector_bone,
         _scaled_bone_without_inherited_rotation,
+        _limited_bone_without_inherited_rotation,
     ],
 )
 def test_rig_feature_is_modelled(
@@ -147,3 +161,44 @@ def test_what_the_figure_cannot_express_is_corrected_and_named(
     name = "bone 'b2' inherits the non-uniform scale of 'b1' (FULL)"
     assert any(name in note for note in report.notes)
     assert name in outcome.reason
+
+
+def test_a_target_bone_with_pose_scale(clean_scene: bpy.types.Scene) -> None:
+    """A goal on a Target Bone of the same armature sits at that bone's drawn (scaled) tail."""
+    obj = make_chain()
+    bpy.ops.object.mode_set(mode="EDIT")
+    bone = obj.data.edit_bones.new("t")
+    bone.head, bone.tail = (1.0, 0.0, 1.0), (1.0, 0.0, 1.6)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    obj.pose.bones["t"].scale = (1.0, 1.5, 1.0)
+    add_constraint(obj, "b2", obj, "POSITION", target_bone="t", target_head_tail=1.0)
+    activate(obj)
+    run_op(bpy.ops.reach.solve)
+    bpy.context.view_layer.update()
+    miss = float(np.linalg.norm(world_bone_tail(obj, "b2") - world_bone_tail(obj, "t")))
+    _assert_first_solve_reaches(last_report(obj), miss, obj.reach_ik.tolerance)
+
+
+def test_a_stretching_parent_of_a_bone_without_inherited_rotation(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    """IK Stretch on b1 (solved as a scale) carries b2, which does not inherit rotation, to
+    a target beyond the unstretched reach."""
+    obj = make_chain()
+    obj.pose.bones["b1"].ik_stretch = 0.5
+    obj.data.bones["b2"].use_inherit_rotation = False
+    report, miss = _solve_position(obj, (1.5, 0.5, 3.6))
+    _assert_first_solve_reaches(report, miss, obj.reach_ik.tolerance)
+    assert obj.pose.bones["b1"].scale[1] > 1.05  # it did stretch
+
+
+def test_a_negative_pose_scale_is_named(clean_scene: bpy.types.Scene) -> None:
+    """A mirrored bone is not modelled: the correction passes run and the report names it."""
+    obj = make_chain()
+    obj.pose.bones["b1"].scale = (-1.0, 1.0, 1.0)
+    report, miss = _solve_position(obj, (1.2, 0.3, 1.8))
+    [outcome] = report.constraints
+    assert abs(outcome.measured.distance - miss) < 1e-6
+    assert report.passes > 0
+    name = "bone 'b1' has a negative or zero pose scale (not modelled)"
+    assert name in report.notes and name in outcome.reason

@@ -106,7 +106,7 @@ def test_shortcuts_are_free_in_blenders_pose_keymap(
     keymap = extension.operators.keymap
     used = _default_keys()
     assert "transform.rotate" in used[("R", False, False, False)]  # the data was read
-    for shortcut in (keymap.SOLVE, keymap.LIVE):
+    for shortcut in keymap.SHORTCUTS:
         combo = (shortcut.key, shortcut.shift, shortcut.ctrl, shortcut.alt)
         assert combo not in used, f"{shortcut.idname} would steal {combo}: {used.get(combo)}"
     items = [
@@ -169,13 +169,17 @@ def test_preferences_tab_name_and_live_budget(
     assert extension.operators.preferences.live_time_budget() == pytest.approx(0.040)
 
 
-def test_preferences_draw_every_setting(extension: ModuleType, prefs: object) -> None:
+def test_preferences_draw_every_setting_and_the_keys(extension: ModuleType, prefs: object) -> None:
+    bpy.context.window_manager.keyconfigs.update()  # add-on keys into the user's keymaps
     log: list = []
     fake = types.SimpleNamespace(layout=Recorder(log), bl_rna=prefs.bl_rna)
     type(prefs).draw(fake, bpy.context)
     drawn = {name for kind, name in log if kind == "prop"}
     settable = {p.identifier for p in prefs.bl_rna.properties if p.identifier != "rna_type"}
-    assert drawn == settable - {"bl_idname"}
+    assert settable - {"bl_idname"} <= drawn
+    names = {bpy.types.REACH_OT_solve.bl_label, "Context Toggle"}
+    assert names <= {text for kind, text in log if kind == "label"}  # Solve's and Live's keys
+    assert [name for kind, name in log if kind == "prop"].count("type") == 2  # their events
 
 
 NEEDS_CONSTRAINTS = {
@@ -284,35 +288,19 @@ def test_reload_scripts_leaves_one_registration(extension_zip: Path, tmp_path: P
         assert state == first
 
 
-def test_live_toggle_joins_the_menu_and_keymap_with_the_live_setting(
+def test_live_switch_in_the_menu_and_on_shift_alt_r(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
-    """The place left for live posing: once ``reach_ik.live`` exists, Pose › Reach shows it
-    and Shift Alt R toggles it (a stand-in property while live posing is not registered)."""
-    settings_type = extension.operators.properties.ReachSettings
-    keymap = extension.operators.keymap
-    stand_in = "live" not in settings_type.bl_rna.properties
-    if stand_in:
-        settings_type.live = bpy.props.BoolProperty(name="Live")
-    try:
-        keymap.register()
-        pose = bpy.context.window_manager.keyconfigs.addon.keymaps["Pose"]
-        (item,) = [i for i in pose.keymap_items if i.idname == "wm.context_toggle"]
-        assert (item.type, item.shift, item.ctrl, item.alt) == ("R", True, False, True)
-        obj = make_chain()
-        add_constraint(obj, "b2", add_empty("T", (1.0, 0.0, 2.0)), "POSITION")
-        activate(obj)
-        assert bpy.ops.wm.context_toggle(data_path=item.properties.data_path) == {"FINISHED"}
-        assert obj.reach_ik.live
-        assert bpy.ops.wm.context_toggle(data_path=item.properties.data_path) == {"FINISHED"}
-        assert not obj.reach_ik.live
-        layout = _MenuLayout()
-        bpy.types.REACH_MT_pose.draw(type("FakeMenu", (), {"layout": layout})(), bpy.context)
-        assert layout.props[:2] == ["live", "show_overlay"]
-    finally:
-        if stand_in:
-            del settings_type.live
-        keymap.register()
-    assert [i.idname for i in pose.keymap_items if "reach" in i.idname or "toggle" in i.idname] == (
-        ["reach.solve"] if stand_in else ["reach.solve", "wm.context_toggle"]
-    )
+    pose = bpy.context.window_manager.keyconfigs.addon.keymaps["Pose"]
+    (item,) = [i for i in pose.keymap_items if i.idname == "wm.context_toggle"]
+    assert (item.type, item.shift, item.ctrl, item.alt) == ("R", True, False, True)
+    obj = make_chain()
+    add_constraint(obj, "b2", add_empty("T", (1.0, 0.0, 2.0)), "POSITION")
+    activate(obj)
+    assert bpy.ops.wm.context_toggle(data_path=item.properties.data_path) == {"FINISHED"}
+    assert obj.reach_ik.live
+    assert bpy.ops.wm.context_toggle(data_path=item.properties.data_path) == {"FINISHED"}
+    assert not obj.reach_ik.live
+    layout = _MenuLayout()
+    bpy.types.REACH_MT_pose.draw(type("FakeMenu", (), {"layout": layout})(), bpy.context)
+    assert layout.props == ["live", "show_overlay"]
