@@ -11,7 +11,11 @@ Run as ``.venv/bin/python -m bench.blender_bake``. In one process:
    median and p95 of wall and CPU time (this thread's) in ms;
 3. the same motion driven by Blender's built-in IK constraints (hands and feet, same chains,
    Damped Track for the look-at) baked with ``bpy.ops.nla.bake`` (visual keying), and the
-   ratio of frame rates. Tip errors of both bakes are printed too.
+   ratio of frame rates (wall time, and CPU time of the whole process, which the machine's
+   other load distorts less). Tip errors of both bakes are printed too.
+
+``BLENDER_RESULTS.md`` gets the figures and pyinstrument profiles of the solves at frames and
+of a bake. ``make bench-blender`` runs it with one BLAS thread, as ``make bench``.
 """
 
 from __future__ import annotations
@@ -61,17 +65,19 @@ def _tip_errors(rig: object) -> tuple[float, float]:
     return worst_distance, worst_angle
 
 
-def bench_reach_bake(rig: object) -> list[float]:
-    """Frames per second of ``reach.bake`` over the demo range, one figure per run."""
+def bench_reach_bake(rig: object) -> tuple[list[float], list[float]]:
+    """Frames per second of ``reach.bake`` over the demo range, one figure per run, and the
+    CPU milliseconds per frame of each run (the whole process: Blender's threads count)."""
     import bpy
 
-    rates = []
+    rates, cpu = [], []
     for _ in range(RUNS):
         bpy.context.scene.frame_set(1)
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         assert bpy.ops.reach.bake(mode="REPLACE") == {"FINISHED"}
+        cpu.append(1000.0 * (time.process_time() - start_cpu) / FRAMES)
         rates.append(FRAMES / (time.perf_counter() - start))
-    return rates
+    return rates, cpu
 
 
 def _baked_poses(rig: object) -> dict[int, list[object]]:
@@ -163,24 +169,42 @@ def setup_builtin_ik(rig: object) -> None:
             con.chain_count = chain_count[item.name]
 
 
-def bench_blender_bake(rig: object) -> list[float]:
-    """Frames per second of ``nla.bake`` (visual keying) of the built-in IK motion."""
+def bench_blender_bake(rig: object) -> tuple[list[float], list[float]]:
+    """Frames per second of ``nla.bake`` (visual keying) of the built-in IK motion, and CPU
+    milliseconds per frame, per run (as :func:`bench_reach_bake`)."""
     import bpy
 
     bpy.context.view_layer.objects.active = rig
     bpy.ops.object.mode_set(mode="POSE")
-    rates = []
+    rates, cpu = [], []
     for _ in range(RUNS):
         rig.animation_data.action = None
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         result = bpy.ops.nla.bake(
             frame_start=1, frame_end=FRAMES, only_selected=False, visual_keying=True,
             clear_constraints=False, use_current_action=True, bake_types={"POSE"},
         )  # fmt: skip
+        cpu.append(1000.0 * (time.process_time() - start_cpu) / FRAMES)
         rates.append(FRAMES / (time.perf_counter() - start))
         assert result == {"FINISHED"}, result
     bpy.ops.object.mode_set(mode="OBJECT")
-    return rates
+    return rates, cpu
+
+
+def _profiles(rig: object, kept: Callable[[], object]) -> str:
+    """pyinstrument trees (shares of the total, calls above 3 %) of the solves at frames on
+    the kept session and of one bake."""
+    import bpy
+
+    from bench.profiling import profile
+
+    solves = profile(lambda: bench_solve_at_frame(rig, kept), threshold=0.03, percent=True)
+    bake = profile(lambda: bpy.ops.reach.bake(mode="REPLACE"), threshold=0.03, percent=True)
+    return (
+        "## Profile: solves at frames on the kept session (setting the start pose included)\n\n"
+        f"```\n{solves.strip()}\n```\n\n## Profile: one reach.bake of the 120 frames\n\n"
+        f"```\n{bake.strip()}\n```\n"
+    )
 
 
 def main() -> None:
@@ -191,15 +215,17 @@ def main() -> None:
     install_extension()
     rig = build_scene()
     bpy.context.view_layer.objects.active = rig
-    reach_rates = bench_reach_bake(rig)
+    reach_rates, reach_cpu = bench_reach_bake(rig)
     dof = last_report(rig).n_dof
     reach_errors = _tip_errors(rig)
+    solvers = _solvers(rig)
     solve_rows = [_row(label, *bench_solve_at_frame(rig, solve))
-                  for label, solve in _solvers(rig).items()]  # fmt: skip
+                  for label, solve in solvers.items()]  # fmt: skip
+    profiles = _profiles(rig, solvers["solve_frame (kept session)"])
     setup_builtin_ik(rig)
     for pb in rig.pose.bones:  # the built-in constraints drive the pose now
         pb.matrix_basis.identity()
-    blender_rates = bench_blender_bake(rig)
+    blender_rates, blender_cpu = bench_blender_bake(rig)
     for pb in rig.pose.bones:  # measure the baked keys alone
         for con in pb.constraints:
             con.mute = True
@@ -209,11 +235,14 @@ def main() -> None:
         f"Blender {bpy.app.version_string}; demo rig: {dof} DOF, "
         f"{len(rig.reach_ik.constraints)} constraints, {FRAMES} frames",
         f"reach.bake:        best {reach_best:7.1f} frames/s, median "
-        f"{statistics.median(reach_rates):7.1f} (keys included; {RUNS} runs)",
+        f"{statistics.median(reach_rates):7.1f} (keys included; {RUNS} runs); CPU "
+        f"{min(reach_cpu):.2f} ms/frame (best run)",
         *solve_rows,
         f"nla.bake (IK):     best {blender_best:7.1f} frames/s, median "
-        f"{statistics.median(blender_rates):7.1f} (visual keying, built-in IK + Damped Track)",
-        f"ratio reach/Blender bake speed: {reach_best / blender_best:.2f}",
+        f"{statistics.median(blender_rates):7.1f} (visual keying, built-in IK + Damped Track); "
+        f"CPU {min(blender_cpu):.2f} ms/frame (best run)",
+        f"ratio reach/Blender bake speed: {reach_best / blender_best:.2f} (wall, best runs); "
+        f"{min(blender_cpu) / min(reach_cpu):.2f} (CPU)",
         f"worst tip error / aim angle: Reach {reach_errors[0]:.2e} units, "
         f"{reach_errors[1]:.3f} deg; Blender IK {blender_errors[0]:.2e} units, "
         f"{blender_errors[1]:.3f} deg",
@@ -224,7 +253,7 @@ def main() -> None:
     RESULTS.write_text(
         "# Blender bake benchmark (`make bench-blender`)\n\n"
         f"Machine: {machine_line()}; {time.strftime('%Y-%m-%d')}.\n\n"
-        "```\n" + "\n".join(lines) + "\n```\n"
+        "```\n" + "\n".join(lines) + "\n```\n\n" + profiles
     )
 
 

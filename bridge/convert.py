@@ -315,14 +315,11 @@ def _convert_one(
             f"Stretch off while {', '.join(stretchy)} have IK Stretch (Blender keeps their "
             "length, Reach stretches them: set their IK Stretch to 0 to match)"
         )
-    if (
-        ik.pole_target is not None
-        and position
-        and cast("bpy.types.Pose", obj.pose).ik_solver == "ITASC"
-    ):
-        leftovers.append("pole target (iTaSC bends the chain differently from the Standard solver)")
-    elif ik.pole_target is not None and position:
-        _convert_pole(context, obj, ik, chain, label, log)
+    if ik.pole_target is not None and position:
+        if cast("bpy.types.Pose", obj.pose).ik_solver == "ITASC":
+            leftovers.append("pole target (iTaSC bends the chain differently from Standard IK)")
+        else:
+            _convert_pole(context, obj, ik, chain, label, log)
     log.skipped += [f"{label} {what}" for what in leftovers]
     _mute(obj, ik, log)
 

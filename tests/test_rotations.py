@@ -14,6 +14,7 @@ from solver import (
     PositionOrientationGoal,
     solve,
 )
+from solver._checks import det3, rotation_matrix
 from solver.rotations import quaternion_matrix, rpy_matrix
 from tests.solver_checks import spatial_arm
 
@@ -164,3 +165,31 @@ def test_a_matrix_pose_goal_moves_the_effector_frame_onto_the_target() -> None:
 
 def goal_matrix(goal: PositionOrientationGoal) -> np.ndarray:
     return _pose(np.column_stack((goal.x, goal.y, np.cross(goal.x, goal.y))), goal.point)
+
+
+def test_determinant_of_a_3x3_is_numpys() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        m = rng.normal(size=(3, 3))
+        assert det3(m) == pytest.approx(np.linalg.det(m), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 1e-4])
+def test_rotation_check_accepts_what_allclose_accepts(scale: float) -> None:
+    """The rest-rotation check is allclose(R^T R, I, atol=1e-6) and det >= 0 written out."""
+    rng = np.random.default_rng(int(1e9 * scale))
+    for _ in range(200):
+        q, _r = np.linalg.qr(rng.normal(size=(3, 3)))
+        q *= np.sign(np.linalg.det(q))
+        for m in (q + scale * rng.normal(size=(3, 3)), -q):
+            expected = (
+                np.abs(m).max() <= 1.0 + 1e-6
+                and np.allclose(m.T @ m, np.eye(3), atol=1e-6)
+                and np.linalg.det(m) >= 0
+            )
+            try:
+                rotation_matrix(m, "m")
+                accepted = True
+            except InvalidInputError:
+                accepted = False
+            assert accepted == expected

@@ -304,7 +304,7 @@ def test_itasc_settings_reported_as_not_converted(
     assert conversion.skipped == (
         "b1 IK iTaSC free location x (not constrained)",
         "b1 IK influence 0.5 (Reach solves at full influence)",
-        "b1 IK pole target (iTaSC bends the chain differently from the Standard solver)",
+        "b1 IK pole target (iTaSC bends the chain differently from Standard IK)",
         "b2 IK (iTaSC distance type)",
         "iTaSC solver settings (mode, precision, iterations: Reach has its own)",
     )
