@@ -32,24 +32,16 @@ class Shortcut:
 
 #: Solve: Shift Ctrl R (R for Reach; Blender's pose mode leaves it unused).
 SOLVE = Shortcut("reach.solve", "R", shift=True, ctrl=True, properties={"insert_keys": False})
-#: Live posing's toggle: Shift Alt R, bound to the armature's ``reach_ik.live`` setting once
-#: that setting exists (see :func:`shortcuts`).
+#: Live posing's switch: Shift Alt R toggles the active armature's ``reach_ik.live``.
 LIVE = Shortcut(
     "wm.context_toggle", "R", shift=True, alt=True,
     properties={"data_path": "active_object.reach_ik.live"},
 )  # fmt: skip
 
+SHORTCUTS = (SOLVE, LIVE)
 KEYMAP = ("Pose", "EMPTY")  # name, space type of the keymap that holds the items
 
 _ITEMS: list[tuple[bpy.types.KeyMap, bpy.types.KeyMapItem]] = []
-
-
-def shortcuts() -> list[Shortcut]:
-    """The shortcuts to register: Solve, and Live once the ``live`` setting is registered."""
-    from .properties import ReachSettings
-
-    live = "live" in ReachSettings.bl_rna.properties
-    return [SOLVE, LIVE] if live else [SOLVE]
 
 
 def _matches(item: bpy.types.KeyMapItem, shortcut: Shortcut) -> bool:
@@ -65,7 +57,7 @@ def draw_preferences(layout: bpy.types.UILayout, context: bpy.types.Context) -> 
     keymap = keyconfig.keymaps.get(KEYMAP[0]) if keyconfig is not None else None
     col = layout.column()
     found = False
-    for shortcut in shortcuts():
+    for shortcut in SHORTCUTS:
         for item in [] if keymap is None else keymap.keymap_items:
             if _matches(item, shortcut):
                 row = col.row()
@@ -86,7 +78,7 @@ def register() -> None:
         return
     name, space = KEYMAP
     keymap = keyconfig.keymaps.new(name=name, space_type=space)
-    for shortcut in shortcuts():
+    for shortcut in SHORTCUTS:
         item = keymap.keymap_items.new(
             shortcut.idname, shortcut.key, "PRESS",
             shift=shortcut.shift, ctrl=shortcut.ctrl, alt=shortcut.alt,

@@ -26,8 +26,7 @@ ENTRIES: tuple[tuple[str, str, IconItems, dict[str, object]] | None, ...] = (
     ("reach.convert_ik", "Convert Built-in IK", "CON_KINEMATIC", {}),
 )
 
-#: Toggles drawn for the active armature's Reach settings, each only when that setting exists
-#: (``live`` belongs to live posing: its entry appears as soon as the property is registered).
+#: Switches of the active armature's Reach settings drawn at the top: setting, label.
 TOGGLES = (("live", "Live"), ("show_overlay", "Show Goals"))
 
 
@@ -43,8 +42,7 @@ class REACH_MT_pose(bpy.types.Menu):
         if obj is not None:
             settings = common.settings_of(obj)
             for name, label in TOGGLES:
-                if name in settings.bl_rna.properties:
-                    layout.prop(settings, name, text=label)
+                layout.prop(settings, name, text=label)
             layout.separator()
         for entry in ENTRIES:
             if entry is None:

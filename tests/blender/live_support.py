@@ -8,7 +8,12 @@ room_to_solve``) to apply it there.
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
+import sys
+import textwrap
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 
 import bpy
@@ -19,6 +24,7 @@ from tests.blender.conftest import world_bone_tail
 from tests.blender.reach_scenes import add_constraint, add_empty, make_chain
 
 TOLERANCE = 1e-4  # scene units: the default tolerance is 1e-5, float32 evaluation on top
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def live_module(extension: ModuleType) -> ModuleType:
@@ -62,3 +68,23 @@ def room_to_solve(extension: ModuleType) -> Iterator[None]:
     prefs.time_budget = 1000.0
     yield
     prefs.time_budget = budget
+
+
+def run_in_blender(script: str, extension_zip: Path, folder: Path, tag: str) -> str:
+    """Run ``script`` in a separate Blender (this interpreter's bpy, a fresh HOME in
+    ``folder``) after installing ``extension_zip`` there, for what must not touch this
+    process (Reload Scripts replaces the modules the tests hold; a render starts a GPU
+    backend). The script sees ``bpy``, the repository on ``sys.path``, and prints one line
+    starting with ``tag``; that line is returned (all output when it is missing)."""
+    env = {**os.environ, "HOME": str(folder), "XDG_CONFIG_HOME": str(folder / ".config")}
+    path = folder / "script.py"
+    path.write_text(
+        "import sys, bpy\n"
+        f"sys.path.insert(0, {str(REPO_ROOT)!r})\n"
+        f"bpy.ops.extensions.package_install_files(filepath={str(extension_zip)!r}, "
+        "repo='user_default', enable_on_install=True)\n" + textwrap.dedent(script)
+    )
+    proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env,
+                          timeout=600, check=False)  # fmt: skip
+    lines = [x for x in proc.stdout.splitlines() if x.startswith(tag)]
+    return lines[-1] if lines else proc.stdout + proc.stderr

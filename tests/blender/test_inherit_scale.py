@@ -190,3 +190,15 @@ def test_a_stretching_parent_of_a_bone_without_inherited_rotation(
     report, miss = _solve_position(obj, (1.5, 0.5, 3.6))
     _assert_first_solve_reaches(report, miss, obj.reach_ik.tolerance)
     assert obj.pose.bones["b1"].scale[1] > 1.05  # it did stretch
+
+
+def test_a_negative_pose_scale_is_named(clean_scene: bpy.types.Scene) -> None:
+    """A mirrored bone is not modelled: the correction passes run and the report names it."""
+    obj = make_chain()
+    obj.pose.bones["b1"].scale = (-1.0, 1.0, 1.0)
+    report, miss = _solve_position(obj, (1.2, 0.3, 1.8))
+    [outcome] = report.constraints
+    assert abs(outcome.measured.distance - miss) < 1e-6
+    assert report.passes > 0
+    name = "bone 'b1' has a negative or zero pose scale (not modelled)"
+    assert name in report.notes and name in outcome.reason

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -18,6 +14,7 @@ from tests.blender.conftest import run_op, select_pose_bones, world_bone_tail
 from tests.blender.live_support import (  # noqa: F401  (room_to_solve: an autouse fixture)
     live_chain,
     room_to_solve,
+    run_in_blender,
 )
 from tests.blender.reach_scenes import (
     activate,
@@ -180,9 +177,6 @@ def test_live_is_restored_after_save_and_reload(
 
 
 RELOAD_SCRIPT = """
-import bpy, sys
-bpy.ops.extensions.package_install_files(filepath=sys.argv[-1], repo="user_default",
-                                         enable_on_install=True)
 def count():
     handlers = bpy.app.handlers
     return [sum(f.__name__ == name for f in getattr(handlers, kind)) for kind, name in (
@@ -197,14 +191,5 @@ print("COUNTS", before, count())
 
 def test_reload_scripts_leaves_one_set_of_handlers(extension_zip: Path, tmp_path: Path) -> None:
     # In a separate Blender: reloading replaces the modules every other test here imported.
-    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / ".config")}
-    script = tmp_path / "reload.py"
-    script.write_text(textwrap.dedent(RELOAD_SCRIPT))
-    code = (
-        f"import runpy, sys; sys.argv.append({str(extension_zip)!r}); "
-        f"runpy.run_path({str(script)!r})"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                          timeout=300, check=False)  # fmt: skip
-    line = next((x for x in proc.stdout.splitlines() if x.startswith("COUNTS")), proc.stdout)
-    assert line == "COUNTS [1, 1, 1, 1] [1, 1, 1, 1]", proc.stdout + proc.stderr
+    line = run_in_blender(RELOAD_SCRIPT, extension_zip, tmp_path, "COUNTS")
+    assert line == "COUNTS [1, 1, 1, 1] [1, 1, 1, 1]", line

@@ -106,7 +106,7 @@ def test_shortcuts_are_free_in_blenders_pose_keymap(
     keymap = extension.operators.keymap
     used = _default_keys()
     assert "transform.rotate" in used[("R", False, False, False)]  # the data was read
-    for shortcut in (keymap.SOLVE, keymap.LIVE):
+    for shortcut in keymap.SHORTCUTS:
         combo = (shortcut.key, shortcut.shift, shortcut.ctrl, shortcut.alt)
         assert combo not in used, f"{shortcut.idname} would steal {combo}: {used.get(combo)}"
     items = [
@@ -288,35 +288,19 @@ def test_reload_scripts_leaves_one_registration(extension_zip: Path, tmp_path: P
         assert state == first
 
 
-def test_live_toggle_joins_the_menu_and_keymap_with_the_live_setting(
+def test_live_switch_in_the_menu_and_on_shift_alt_r(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
-    """The place left for live posing: once ``reach_ik.live`` exists, Pose › Reach shows it
-    and Shift Alt R toggles it (a stand-in property while live posing is not registered)."""
-    settings_type = extension.operators.properties.ReachSettings
-    keymap = extension.operators.keymap
-    stand_in = "live" not in settings_type.bl_rna.properties
-    if stand_in:
-        settings_type.live = bpy.props.BoolProperty(name="Live")
-    try:
-        keymap.register()
-        pose = bpy.context.window_manager.keyconfigs.addon.keymaps["Pose"]
-        (item,) = [i for i in pose.keymap_items if i.idname == "wm.context_toggle"]
-        assert (item.type, item.shift, item.ctrl, item.alt) == ("R", True, False, True)
-        obj = make_chain()
-        add_constraint(obj, "b2", add_empty("T", (1.0, 0.0, 2.0)), "POSITION")
-        activate(obj)
-        assert bpy.ops.wm.context_toggle(data_path=item.properties.data_path) == {"FINISHED"}
-        assert obj.reach_ik.live
-        assert bpy.ops.wm.context_toggle(data_path=item.properties.data_path) == {"FINISHED"}
-        assert not obj.reach_ik.live
-        layout = _MenuLayout()
-        bpy.types.REACH_MT_pose.draw(type("FakeMenu", (), {"layout": layout})(), bpy.context)
-        assert layout.props[:2] == ["live", "show_overlay"]
-    finally:
-        if stand_in:
-            del settings_type.live
-        keymap.register()
-    assert [i.idname for i in pose.keymap_items if "reach" in i.idname or "toggle" in i.idname] == (
-        ["reach.solve"] if stand_in else ["reach.solve", "wm.context_toggle"]
-    )
+    pose = bpy.context.window_manager.keyconfigs.addon.keymaps["Pose"]
+    (item,) = [i for i in pose.keymap_items if i.idname == "wm.context_toggle"]
+    assert (item.type, item.shift, item.ctrl, item.alt) == ("R", True, False, True)
+    obj = make_chain()
+    add_constraint(obj, "b2", add_empty("T", (1.0, 0.0, 2.0)), "POSITION")
+    activate(obj)
+    assert bpy.ops.wm.context_toggle(data_path=item.properties.data_path) == {"FINISHED"}
+    assert obj.reach_ik.live
+    assert bpy.ops.wm.context_toggle(data_path=item.properties.data_path) == {"FINISHED"}
+    assert not obj.reach_ik.live
+    layout = _MenuLayout()
+    bpy.types.REACH_MT_pose.draw(type("FakeMenu", (), {"layout": layout})(), bpy.context)
+    assert layout.props == ["live", "show_overlay"]

@@ -1,10 +1,12 @@
 """The viewport overlay in real Blender: views read from the scene, colours from the last
 measured solve, batches built by the draw handler.
 
-Background Blender (the ``bpy`` wheel) has no GPU backend: every ``gpu`` drawing call raises
-``SystemError`` (checked below). The draw handler's batches are therefore built through a
-recording stand-in for the four ``gpu`` calls it makes (built-in shader, batch, viewport
-size, blend mode); with a GPU the real calls run instead.
+Background Blender (the ``bpy`` wheel) has no GPU backend until something creates one: every
+``gpu`` call raises ``SystemError`` until the first render (a Workbench render sets up an
+OpenGL context, even headless). The draw handler's calls go through a recorder of the four
+``gpu`` calls it makes (built-in shader, batch, viewport size, blend mode), which also builds
+the real batches whenever Blender has a GPU backend; ``test_real_batches_build`` renders a
+4x4 Workbench frame first so that the real shaders and batches are always built.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 import bpy
+import gpu
 import numpy as np
 import pytest
 
@@ -39,18 +42,26 @@ class _Batch:
 
 
 class RecordingGpu:
-    """Stands in for ``panels.overlay_draw.GpuApi`` where Blender has no GPU backend."""
+    """Records the draw handler's ``gpu`` calls (``panels.overlay_draw.GpuApi``'s four); with
+    ``real`` (a ``GpuApi`` of a Blender that has a GPU backend) it also builds every shader and
+    batch for real, without drawing (there is no window to draw into)."""
 
-    def __init__(self) -> None:
+    def __init__(self, real: Any = None) -> None:
+        self.real = real
         self.blend_modes: list[str] = []
+        self.real_batches: list[Any] = []
 
     def shader(self, name: str) -> _Recorded:
-        return _Recorded(name)
+        recorded = _Recorded(name)
+        recorded.real = None if self.real is None else self.real.shader(name)
+        return recorded
 
     def batch(self, shader: _Recorded, kind: str, content: dict[str, Any]) -> _Batch:
         lengths = {len(v) for v in content.values()}
         assert len(lengths) == 1, f"attributes of unequal length: {lengths}"
         assert all(len(v[0]) == (3 if k == "pos" else 4) for k, v in content.items())
+        if self.real is not None:
+            self.real_batches.append(self.real.batch(shader.real, kind, content))
         return _Batch(shader, kind, content)
 
     def viewport_size(self) -> tuple[float, float]:
@@ -60,14 +71,27 @@ class RecordingGpu:
         self.blend_modes.append(mode)
 
 
-def _gpu(extension: ModuleType) -> Any:
-    """The real ``gpu`` calls when Blender can draw, else the recorder."""
+def _gpu(extension: ModuleType) -> RecordingGpu:
+    """A recorder that also builds the real batches when Blender has a GPU backend."""
     real = extension.panels.overlay_draw.GpuApi()
-    if not bpy.app.background:
-        return real
-    with pytest.raises(SystemError, match="not available in background mode"):
+    try:
         real.shader(extension.panels.overlay_draw.LINE_SHADER)
-    return RecordingGpu()
+    except SystemError as exc:  # no backend yet: only in background, before any render
+        assert bpy.app.background and "not available in background mode" in str(exc)
+        return RecordingGpu()
+    return RecordingGpu(real)
+
+
+def _start_gpu() -> None:
+    """Give background Blender its GPU backend: render a 4x4 Workbench frame."""
+    scene = bpy.context.scene
+    scene.render.engine = "BLENDER_WORKBENCH"
+    scene.render.resolution_x = scene.render.resolution_y = 4
+    camera = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
+    scene.collection.objects.link(camera)
+    scene.camera = camera
+    assert bpy.ops.render.render() == {"FINISHED"}
+    bpy.data.objects.remove(camera)
 
 
 def _scene() -> tuple[bpy.types.Object, dict[str, str]]:
@@ -157,3 +181,16 @@ def test_viewport_overlays_off_hide_the_goals(
         space = types.SimpleNamespace(overlay=types.SimpleNamespace(show_overlays=shown))
         context = types.SimpleNamespace(space_data=space, active_object=obj)
         assert (overlay_of(context) is not None) == shown
+
+
+def test_real_batches_build(clean_scene: bpy.types.Scene, extension: ModuleType) -> None:
+    _start_gpu()
+    obj, _items = _scene()
+    gpu_calls = _gpu(extension)
+    assert gpu_calls.real is not None, "a render did not give Blender a GPU backend"
+    run_op(bpy.ops.reach.solve)
+    batches = extension.panels.overlay_draw.draw(gpu_calls)
+    assert len(batches) == 2
+    assert len(gpu_calls.real_batches) == 2
+    assert all(isinstance(b, gpu.types.GPUBatch) for b in gpu_calls.real_batches)
+    assert obj.reach_ik.show_overlay
