@@ -31,6 +31,7 @@ import numpy as np
 from ..solver.errors import InvalidInputError
 from . import pole
 from .compat import fcurves
+from .ik_trees import ik_chain, shared_trees
 from .items import NothingToDoError, append
 from .rotations import EULER_ORDERS
 from .settings import armature_data, settings_of
@@ -70,17 +71,6 @@ class _Log:
     converted: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-
-def ik_chain(pb: bpy.types.PoseBone, ik: bpy.types.KinematicConstraint) -> list[bpy.types.PoseBone]:
-    """The IK chain as Blender builds it, tip first (``use_tail`` and ``chain_count``)."""
-    tip = pb if ik.use_tail or pb.parent is None else pb.parent
-    chain: list[bpy.types.PoseBone] = []
-    bone: bpy.types.PoseBone | None = tip
-    while bone is not None and (ik.chain_count == 0 or len(chain) < ik.chain_count):
-        chain.append(bone)
-        bone = bone.parent
-    return chain
 
 
 def _itasc_leftovers(obj: bpy.types.Object, ik: bpy.types.KinematicConstraint) -> list[str]:
@@ -316,8 +306,12 @@ def _convert_one(
             "length, Reach stretches them: set their IK Stretch to 0 to match)"
         )
     if ik.pole_target is not None and position:
+        shared = shared_trees(obj).get((pb.name, ik.name))
         if cast("bpy.types.Pose", obj.pose).ik_solver == "ITASC":
             leftovers.append("pole target (iTaSC bends the chain differently from Standard IK)")
+        elif shared:
+            others = ", ".join(f"{bone} {name}" for bone, name in shared)
+            leftovers.append(f"pole target (Blender ignores it: one IK tree with {others})")
         else:
             _convert_pole(context, obj, ik, chain, label, log)
     log.skipped += [f"{label} {what}" for what in leftovers]

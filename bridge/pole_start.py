@@ -19,7 +19,8 @@ import numpy as np
 
 from ..solver.errors import InvalidInputError
 from . import pole
-from .convert import FRAME_POLE, FRAME_ROOT, FRAME_TARGET, ik_chain
+from .convert import FRAME_POLE, FRAME_ROOT, FRAME_TARGET
+from .ik_trees import ik_chain
 from .rotations import orthonormalize
 from .settings import armature_data
 

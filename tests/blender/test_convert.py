@@ -368,3 +368,31 @@ def test_what_blender_does_differently_is_reported(rigify_metarig: bpy.types.Obj
         "shin.L IK Stretch off while thigh.L have IK Stretch (Blender keeps their length, "
         "Reach stretches them: set their IK Stretch to 0 to match)",
     )
+
+
+def test_pole_in_a_shared_ik_tree_is_reported(
+    clean_scene: bpy.types.Scene, extension: object
+) -> None:
+    """Two IK chains from one root bone make one tree in Blender, whose solver then ignores the
+    pole (checked here on Blender's own pose): Convert reports the pole, makes no plane."""
+    arm = bpy.data.armatures.new("Y")
+    obj = bpy.data.objects.new("Y", arm)
+    clean_scene.collection.objects.link(obj)
+    activate(obj)
+    bpy.ops.object.mode_set(mode="EDIT")
+    hip = arm.edit_bones.new("hip")
+    hip.head, hip.tail = (0.0, 0.0, 1.0), (0.0, -0.05, 0.5)
+    for name, x in (("a", 0.1), ("b", -0.1)):
+        bone = arm.edit_bones.new(name)
+        bone.head, bone.tail, bone.parent, bone.use_connect = hip.tail, (x, 0, 0.05), hip, True
+    bpy.ops.object.mode_set(mode="OBJECT")
+    ik = add_ik(obj, "a", add_empty("Ta", (0.15, -0.25, 0.3)), 2, add_empty("P", (0.4, -1, 0.6)))
+    add_ik(obj, "b", add_empty("Tb", (-0.1, -0.2, 0.35)), 2)
+    with_pole = bone_points(obj, ["hip", "a", "b"], True)
+    ik.pole_target = None
+    bpy.context.view_layer.update()
+    assert np.array_equal(bone_points(obj, ["hip", "a", "b"], True), with_pole)
+    ik.pole_target = bpy.data.objects["P"]
+    conversion = extension.bridge.convert.convert_builtin_ik(bpy.context, obj)
+    assert conversion.converted == ("a IK", "b IK")
+    assert conversion.skipped == ("a IK pole target (Blender ignores it: one IK tree with b IK)",)
