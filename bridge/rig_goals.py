@@ -305,21 +305,28 @@ def _validate(
             )
 
 
+def _moved_bones(arm: bpy.types.Object, solved: set[str]) -> set[str]:
+    """The solved bones and every bone below one of them: the bones the solve moves."""
+    moved: set[str] = set()
+    for bone in armature_data(arm).bones:  # parents come before their children
+        if bone.name in solved or (bone.parent is not None and bone.parent.name in moved):
+            moved.add(bone.name)
+    return moved
+
+
 def _carrying_bones(arm: bpy.types.Object, solved: set[str]) -> set[str]:
     """Bones that can carry a goal: the solved ones and every bone below one of them (the
     solve moves them), except a solved bone with *IK Stretch* and every bone below it (its
     stretch scales what hangs off it, which a carried goal does not follow: such a target
     is left to the correction passes)."""
-    moved, stretched = set(), set()
+    stretched: set[str] = set()
     for bone in armature_data(arm).bones:  # parents come before their children
         parent = bone.parent.name if bone.parent is not None else None
-        if bone.name in solved or parent in moved:
-            moved.add(bone.name)
         if (bone.name in solved and arm.pose.bones[bone.name].ik_stretch > 0.0) or (
             parent in stretched
         ):
             stretched.add(bone.name)
-    return moved - stretched
+    return _moved_bones(arm, solved) - stretched
 
 
 def build_constraints(
@@ -339,12 +346,15 @@ def build_constraints(
             plan.chain_bones.setdefault(name, item.name)
         tops.append(top)
     carrying = _carrying_bones(arm, set(plan.chain_bones))
+    moved = _moved_bones(arm, set(plan.chain_bones))
     for item, top in zip(items, tops, strict=True):
         plan.figure_bones.add(item.bone)
         target = item.target
         assert target is not None, "_validate checked the target"
         carrier, carry = None, None
-        if target == arm and item.target_bone:
+        if target == arm and item.target_bone in moved:
+            # A Target Bone the solve moves rides on its segment; any other one is read where
+            # Blender evaluates it (its constraints and drivers included), like an object.
             carrier = item.target_bone
         elif target != arm:
             carry = find_carry(arm, target, carrying.__contains__)
