@@ -48,12 +48,20 @@ class ModelSpace:
         origin: (3,) world point that maps to the model's origin.
         scale: the armature's uniform scale in the model (scene units per armature unit).
         sheared: the model's world is the armature's space (see the module doc).
+        spread: smallest over largest singular value of the armature's matrix (1 unless
+            sheared): a model distance ``d`` is a world distance in ``[spread d, d]``.
     """
 
     linear: np.ndarray
     origin: np.ndarray
     scale: float
     sheared: bool
+    spread: float = 1.0
+
+    def beyond(self, model: float, world: float) -> float:
+        """How far a world distance lies outside the range a model distance allows (>= 0,
+        scene units): 0 when the model and the world agree."""
+        return max(self.spread * model - world, world - model, 0.0)
 
     def point(self, p: np.ndarray) -> np.ndarray:
         """A world point (3,) in the model's world."""
@@ -80,5 +88,7 @@ def model_space(matrix_world: np.ndarray) -> ModelSpace:
     if scale is not None:
         linear = REFLECT_X if np.linalg.det(m[:3, :3]) < 0.0 else np.eye(3)
         return ModelSpace(linear, np.zeros(3), scale, False)
-    sigma = float(np.linalg.svd(m[:3, :3], compute_uv=False)[0])
-    return ModelSpace(sigma * np.linalg.inv(m[:3, :3]), m[:3, 3].copy(), sigma, True)
+    singular = np.linalg.svd(m[:3, :3], compute_uv=False)
+    sigma = float(singular[0])
+    linear = sigma * np.linalg.inv(m[:3, :3])
+    return ModelSpace(linear, m[:3, 3].copy(), sigma, True, float(singular[-1]) / sigma)

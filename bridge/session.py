@@ -23,6 +23,7 @@ from .convert import Conversion
 from .correction import Corrector
 from .diagnose import explain
 from .measure import MeasuredResidual, measure
+from .model_space import model_space
 from .playback import builtin_ik
 from .pole_start import start_at_poles
 from .report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
@@ -156,9 +157,11 @@ class RigSession:
         return _Pass(result, channels, measured)
 
     def _disagrees(self, measured: MeasuredResidual, modelled: solver.Residual) -> bool:
-        """Measured and modelled residuals differ by more than the tolerance."""
+        """Measured and modelled residuals differ by more than the tolerance (a distance in
+        a sheared armature's space may be up to its spread shorter in the world)."""
         tol, angle_tol = self.settings.tolerance, self.settings.angle_tolerance
-        d = abs((measured.distance or 0.0) - (modelled.distance or 0.0))
+        space = model_space(np.array(self.obj.matrix_world, dtype=float))
+        d = space.beyond(modelled.distance or 0.0, measured.distance or 0.0)
         a = abs((measured.angle or 0.0) - (modelled.angle or 0.0))
         return d > tol or a > angle_tol
 

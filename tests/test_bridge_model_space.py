@@ -99,3 +99,13 @@ def test_similar_armatures_keep_the_world(reflect: tuple) -> None:
     expected = np.diag([-1.0, 1.0, 1.0]) if np.linalg.det(m[:3, :3]) < 0 else np.eye(3)
     assert not space.sheared and np.array_equal(space.linear, expected)
     assert space.scale == pytest.approx(1.5)
+
+
+def test_model_and_world_distances_agree_within_the_spread() -> None:
+    sheared = model_space.model_space(_sheared())
+    singular = np.linalg.svd(_sheared()[:3, :3], compute_uv=False)
+    assert sheared.spread == pytest.approx(singular[-1] / singular[0])
+    assert sheared.beyond(2.0, 2.0 * sheared.spread) == 0.0  # the shortest world image
+    assert sheared.beyond(2.0, 2.5) == pytest.approx(0.5)  # longer than the model allows
+    plain = model_space.model_space(np.eye(4))
+    assert plain.spread == 1.0 and plain.beyond(2.0, 1.5) == pytest.approx(0.5)
