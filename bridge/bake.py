@@ -42,6 +42,7 @@ from .playback import builtin_ik, overrides
 from .pole_start import start_at_poles
 from .restore import SceneState
 from .rig import Rig, RigError, build_rig, solver_options
+from .swing_refine import solve_refined
 
 if TYPE_CHECKING:  # annotations only: bpy objects are passed in
     from collections.abc import Collection
@@ -245,7 +246,7 @@ class BakeJob:
             rig.update_targets()
         check_targets(rig)
         start_at_poles(rig)  # converted pole chains start where Blender's IK starts
-        result = self.solver.solve(rig.initial())
+        result = solve_refined(self.solver, rig.solved.values(), rig.initial())
         rig.apply(result)
         channels = rig.channels(self.previous)
         self.previous = {name: bone.rotation for name, bone in channels.items()}

@@ -29,6 +29,7 @@ from .pole_start import start_at_poles
 from .report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
 from .rig import BoneChannels, Rig, RigError, build_rig, solver_options
 from .rig_goals import ConstraintPlan
+from .swing_refine import solve_refined
 
 if TYPE_CHECKING:
     import bpy
@@ -156,6 +157,10 @@ class RigSession:
         measured = measure(rig, depsgraph, self.settings.tolerance, self.settings.angle_tolerance)
         return _Pass(result, channels, measured)
 
+    def _solve(self) -> solver.IKResult:
+        """Solve from the rig's start, refining the swing polygons that hold the pose."""
+        return solve_refined(self.solver, self.rig.solved.values(), self.rig.initial())
+
     def _disagrees(self, measured: MeasuredResidual, modelled: solver.Residual) -> bool:
         """Measured and modelled residuals differ by more than the tolerance (a distance in
         a sheared armature's space may be up to its spread shorter in the world)."""
@@ -189,7 +194,7 @@ class RigSession:
             self.refresh()
         self._fresh = False
         start_at_poles(rig)  # converted pole chains start where Blender's IK starts
-        first = self._evaluate(self.solver.solve(rig.initial()))
+        first = self._evaluate(self._solve())
         modelled = first.result.residuals
         counted = [c.weight > 0.0 for c in rig.constraints]
         wrong = [
@@ -229,7 +234,7 @@ class RigSession:
                     frame = frames[spec.effector_segment]
                     corrector.retarget(rig, spec, last.measured[i], frame, depsgraph)
                 rig.push_rest()
-                last = self._evaluate(self.solver.solve(rig.initial()))
+                last = self._evaluate(self._solve())
                 passes += 1
                 iterations += last.result.nit
                 seconds += last.result.time
