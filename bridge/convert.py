@@ -34,7 +34,7 @@ from .compat import fcurves
 from .ik_trees import ik_chain, shared_trees
 from .items import NothingToDoError, append
 from .rotations import EULER_ORDERS
-from .settings import armature_data, settings_of
+from .settings import armature_data, bone_settings_of, settings_of
 
 if TYPE_CHECKING:
     import bpy
@@ -93,16 +93,19 @@ def _itasc_leftovers(obj: bpy.types.Object, ik: bpy.types.KinematicConstraint) -
     return out
 
 
-def _transform_locks(chain: list[bpy.types.PoseBone]) -> list[str]:
-    """Lock Rotation on the chain's Euler bones: Blender's IK turns such bones anyway, Reach
-    keeps them locked (Rigify locks its IK bones this way)."""
+def _release_locks(chain: list[bpy.types.PoseBone]) -> list[str]:
+    """Lock Rotation on the chain's Euler bones: Blender's IK turns such bones anyway (the
+    locks are for the transform tools; Rigify locks its IK bones this way), so Reach's
+    *Hold Lock Rotation* is turned off on them to match. Returns one note per bone."""
     out = []
     for pb in chain:
         axes = [a for a, locked in zip("XYZ", pb.lock_rotation, strict=True) if locked]
-        if axes and pb.rotation_mode in EULER_ORDERS:  # Reach reads the locks of Euler bones
+        settings = bone_settings_of(pb)
+        if axes and pb.rotation_mode in EULER_ORDERS and settings.hold_lock_rotation:
+            settings.hold_lock_rotation = False
             out.append(
-                f"Lock Rotation {''.join(axes)} of '{pb.name}' (Blender's IK ignores it, "
-                "Reach keeps it: unlock it to match)"
+                f"Lock Rotation {''.join(axes)} of '{pb.name}' no longer holds the solve, as "
+                "in Blender's IK (bone setting Hold Lock Rotation turned off)"
             )
     return out
 
@@ -298,7 +301,7 @@ def _convert_one(
     log.converted.append(item.name)
     if ik.influence < 1.0:
         leftovers.append(f"influence {ik.influence:g} (Reach solves at full influence)")
-    leftovers += _transform_locks(chain)
+    log.notes += [f"{label} {note}" for note in _release_locks(chain)]
     stretchy = [pb.name for pb in chain if pb.ik_stretch > 0.0]
     if stretchy and not ik.use_stretch:
         leftovers.append(

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .measure import MeasuredResidual, evaluated_bone_matrix
-from .rig_goals import ConstraintSpec, model_mirror
+from .model_space import ModelSpace, model_space
+from .rig_goals import ConstraintSpec
 
 if TYPE_CHECKING:
     from bpy.types import Depsgraph
@@ -41,11 +42,16 @@ def _blender_frame(
     """Blender's effector point (3,) and bone axes (3, 3) in the model's world."""
     m = evaluated_bone_matrix(rig.obj, spec.bone, depsgraph)[:3, :3]
     axes = m / np.linalg.norm(m, axis=0)
-    point = measured.effector.point
-    mirror = model_mirror(rig.obj)
-    if mirror is not None:
-        return mirror @ point, mirror @ axes
-    return point, axes
+    space = model_space(np.array(rig.obj.matrix_world, dtype=float))
+    return space.point(measured.effector.point), space.direction(axes)
+
+
+def _in_model(space: ModelSpace, part: str, value: np.ndarray) -> np.ndarray:
+    """A goal part read in the world (``point``, ``x``, ``y``, ``direction``, ``normal``)
+    in the model's world."""
+    if part == "point":
+        return space.point(value)
+    return space.normal(value) if part == "normal" else space.direction(value)
 
 
 class Corrector:
@@ -104,7 +110,7 @@ class Corrector:
         p_blender, r_blender = _blender_frame(rig, spec, measured, depsgraph)
         p_model = model_frame[:3, :3] @ spec.point + model_frame[:3, 3]
         turn = model_frame[:3, :3] @ np.linalg.inv(r_blender)
-        mirror = model_mirror(rig.obj)
+        space = model_space(np.array(rig.obj.matrix_world, dtype=float))
         for index, binding in enumerate(spec.bindings):
             if binding.carrier is not None:
                 continue
@@ -112,7 +118,7 @@ class Corrector:
             for part, value in binding.world_values(depsgraph).items():
                 if value is None:
                     continue
-                g = value if mirror is None else mirror @ value
+                g = _in_model(space, part, value)
                 if part == "point" and binding.item_kind == "AIM":
                     target = p_model + turn @ (g - p_blender)
                 elif part == "point":

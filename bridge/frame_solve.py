@@ -23,6 +23,7 @@ from . import busy, keys
 from .correction import Corrector
 from .diagnose import explain
 from .measure import MeasuredResidual, measure
+from .model_space import model_space
 from .playback import builtin_ik
 from .pole_start import start_at_poles
 from .report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
@@ -194,9 +195,11 @@ class FrameSolve:
         return _Pass(result, channels, measured)
 
     def _disagrees(self, measured: MeasuredResidual, modelled: solver.Residual) -> bool:
-        """Measured and modelled residuals differ by more than the tolerance."""
+        """Measured and modelled residuals differ by more than the tolerance (a distance in
+        a sheared armature's space may be up to its spread shorter in the world)."""
         settings = self.session.settings
-        d = abs((measured.distance or 0.0) - (modelled.distance or 0.0))
+        space = model_space(np.array(self.session.obj.matrix_world, dtype=float))
+        d = space.beyond(modelled.distance or 0.0, measured.distance or 0.0)
         a = abs((measured.angle or 0.0) - (modelled.angle or 0.0))
         return d > settings.tolerance or a > settings.angle_tolerance
 

@@ -159,23 +159,47 @@ def solve_now(
         moved = np.abs(_pose_values(obj, solved) - before).max(initial=0.0) > UNCHANGED
         if edit is not None and moved:
             autokey(obj, scene, edit, keys.solved_channels(session.rig))
+        state.solves += 1
+        state.seconds.append(time.perf_counter() - clock)
+        state.error = ""
+        plan_next(state, report.status == STATUS_STOPPED, moved)
+        results.store(obj, report)
+        state.seen = fingerprint(obj, state.bones)
+        state.releases = busy.releases(obj)
     except Exception as exc:  # reported once and switched off, never raised into Blender
-        setattr(settings, switch, False)
-        name = "Live" if switch == LIVE else "Evaluate on Frame Change"
-        state.error = f"Reach: {name} switched off for '{obj.name}': {exc}"
-        state.unfinished = False
-        print(state.error)
+        _switch_off(obj, switch, exc)
         return None
     finally:
         _SOLVING.pop()
-    state.solves += 1
-    state.seconds.append(time.perf_counter() - clock)
-    state.error = ""
-    plan_next(state, report.status == STATUS_STOPPED, moved)
-    results.store(obj, report)
-    state.seen = fingerprint(obj, state.bones)
-    state.releases = busy.releases(obj)
     return report
+
+
+def _switch_off(obj: bpy.types.Object, switch: str, exc: Exception) -> None:
+    """Turn ``switch`` off after ``exc``; keep and print the reason once."""
+    state = state_of(obj)
+    setattr(settings_of(obj), switch, False)
+    name = "Live" if switch == LIVE else "Evaluate on Frame Change"
+    state.error = f"Reach: {name} switched off for '{obj.name}': {exc}"
+    state.unfinished = False
+    print(state.error)
+
+
+def _needs_solve(
+    obj: bpy.types.Object, state: LiveState, switch: str, updated: set[int] | None
+) -> bool:
+    """Whether ``obj`` needs a solve after an update that touched ``updated`` (None: a frame
+    change, which may move anything); an error here switches ``switch`` off too."""
+    try:
+        if (
+            updated is not None
+            and not (state.unfinished or state.accept_next)
+            and updated.isdisjoint(input_ids(obj))
+        ):
+            return False
+        return _changed(obj, state)
+    except Exception as exc:  # reported once and switched off, never raised into Blender
+        _switch_off(obj, switch, exc)
+        return False
 
 
 def on_update(
@@ -202,10 +226,7 @@ def on_update(
     for obj in objects:
         if not _switched_on(obj, LIVE) or busy.is_busy(obj):
             continue
-        state = state_of(obj)
-        if not (state.unfinished or state.accept_next) and updated.isdisjoint(input_ids(obj)):
-            continue
-        if _changed(obj, state):
+        if _needs_solve(obj, state_of(obj), LIVE, updated):
             solve_now(obj, scene, view_layer, edit, LIVE, budget)
             count += 1
     return count
@@ -263,7 +284,7 @@ def on_frame_change(
         if (
             _switched_on(obj, FRAME_CHANGE)
             and not busy.is_busy(obj)
-            and _changed(obj, state_of(obj))
+            and _needs_solve(obj, state_of(obj), FRAME_CHANGE, None)
         ):
             solve_now(obj, scene, view_layer, None, FRAME_CHANGE, budget or bake.TIME_LIMIT)
             count += 1

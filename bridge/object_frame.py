@@ -1,50 +1,43 @@
 """Part of the bridge (:mod:`.rig`): the armature object's world transform as the model sees it.
 
-The figure is built in world space from rotations and one uniform scale (reflected for a
-mirrored armature, see :func:`.rig_goals.model_mirror`). An armature whose world matrix is not
-a rotation (or a reflection) times one scale cannot be modelled that way: a non-uniform scale
-on the armature, or on a parent above a rotated child, shears the bones' frames. Such an
-armature is refused before anything is touched, naming the object whose transform causes it.
+The model's world is described in :mod:`.model_space`: the world itself (reflected for a
+mirrored armature) for a rotated, uniformly scaled or mirrored armature, the armature's own
+space for one whose world matrix is not a rotation times one scale (a non-uniform scale on the
+armature, or on a parent above a rotated child, shears the bones' frames). On such a sheared
+armature position, aim, line, plane and half-space goals are exact; a constraint with an
+orientation goal, or with a target hanging off one of the armature's bones, is refused before
+anything is touched, naming the object whose transform causes the shear.
 
 The figure is built once per solve or bake with the scale of that moment; an armature whose
-scale changes later (an animated scale during a bake, a parent scaled non-uniformly from some
-frame on) stops the bake with a clear error instead of solving a model of the wrong size.
+scale changes later (an animated scale during a bake) stops the bake with a clear error
+instead of solving a model of the wrong size.
 
 Column lengths alone miss a shear (``R diag(2, 1, 1) R^T`` with ``R`` turning X onto
 ``(1, 1, 1)`` has three columns of equal length), so the test is on the Gram matrix
-``M^T M`` of the 3x3 part, which equals ``s^2 I`` exactly for a rotation or reflection times
-the scale ``s``.
+``M^T M`` of the 3x3 part (:func:`.model_space.similarity_scale`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import rotations
-from .rig_goals import model_mirror
+from .model_space import SHEAR_TOLERANCE, ModelSpace, model_space, similarity_scale
 from .rig_joints import RigError
 
 if TYPE_CHECKING:
     import bpy
 
+    from ..operators.properties import ReachConstraint
+    from .rig_goals import GoalBinding
+
 #: Smallest armature scale (scene units per armature unit) that is not "zero scale".
 EPS_SCALE = 1e-9
-#: Relative departure of ``M^T M`` from ``s^2 I`` (Frobenius norm over ``s^2``) tolerated as
-#: round-off of Blender's single-precision matrices.
-SHEAR_TOLERANCE = 1e-5
-
-
-def similarity_scale(matrix: np.ndarray) -> float | None:
-    """The scale ``s`` when the (3, 3) ``matrix`` is a rotation or reflection times ``s``
-    (``M^T M = s^2 I`` within :data:`SHEAR_TOLERANCE`), else None."""
-    m = np.asarray(matrix, dtype=float)[:3, :3]
-    gram = m.T @ m
-    s2 = float(np.trace(gram)) / 3.0
-    if s2 <= 0.0 or np.linalg.norm(gram - s2 * np.eye(3)) > SHEAR_TOLERANCE * s2:
-        return None
-    return float(np.sqrt(s2))
+#: Goal types with an orientation part: not exact on a sheared armature.
+ORIENTATION_GOALS = ("ORIENTATION", "POSITION_ORIENTATION")
 
 
 def shear_source(obj: bpy.types.Object) -> bpy.types.Object:
@@ -63,56 +56,84 @@ def shear_source(obj: bpy.types.Object) -> bpy.types.Object:
     return obj
 
 
-def _scale_text(obj: bpy.types.Object) -> str:
-    return ", ".join(f"{v:.4g}" for v in obj.scale)
-
-
-def object_scale(obj: bpy.types.Object) -> float:
-    """Uniform world scale (> 0) of an armature object, for a rotated, uniformly scaled or
-    mirrored armature.
-
-    Raises:
-        RigError: a non-finite or zero-scale world matrix, or one that is not a rotation
-            (or reflection) times one scale; the message names the object that shears it.
-    """
+def _checked_matrix(obj: bpy.types.Object) -> np.ndarray:
+    """``obj.matrix_world`` (4, 4); RigError if not finite or of zero scale."""
     m = np.array(obj.matrix_world, dtype=float)
     if not np.all(np.isfinite(m)):
         raise RigError(f"Armature '{obj.name}' has a non-finite transform")
     if np.linalg.norm(m[:3, :3], axis=0).min() <= EPS_SCALE:
         raise RigError(f"Armature '{obj.name}' has zero scale")
-    scale = similarity_scale(m)
-    if scale is not None:
-        return scale
+    return m
+
+
+def _sheared(obj: bpy.types.Object) -> str:
+    """The sentence naming how ``obj`` is sheared and by which object."""
+    m = np.array(obj.matrix_world, dtype=float)
     source = shear_source(obj)
     singular = ", ".join(f"{v:.4g}" for v in np.linalg.svd(m[:3, :3], compute_uv=False))
     whose = "its own transform" if source == obj else "the transform of its parent object"
-    raise RigError(
+    scale = ", ".join(f"{v:.4g}" for v in source.scale)
+    return (
         f"Armature '{obj.name}' is scaled non-uniformly or sheared (world scales {singular}) "
-        f"by {whose} '{source.name}' (scale {_scale_text(source)}); Reach models rotated, "
-        "uniformly scaled and mirrored armatures only: make that scale uniform or apply it"
+        f"by {whose} '{source.name}' (scale {scale})"
     )
+
+
+def armature_space(obj: bpy.types.Object, items: Iterable[ReachConstraint]) -> ModelSpace:
+    """The model's world of armature ``obj`` for the constraint ``items`` to solve.
+
+    Raises:
+        RigError: a non-finite or zero-scale world matrix; a sheared armature with an
+            orientation goal among ``items`` (naming the constraint and the object that
+            shears the armature).
+    """
+    space = model_space(_checked_matrix(obj))
+    if space.sheared:
+        for item in items:
+            if item.goal_type in ORIENTATION_GOALS:
+                raise RigError(
+                    f"Constraint '{item.name}': {_sheared(obj)}; orientation goals cannot be "
+                    "met on it (position, aim, line, plane and half-space goals can): make "
+                    "that scale uniform or apply it"
+                )
+    return space
+
+
+def check_carried(
+    obj: bpy.types.Object, space: ModelSpace, bindings: Iterable[GoalBinding]
+) -> None:
+    """Refuse a target hanging off a bone of a sheared armature (RigError naming it)."""
+    if not space.sheared:
+        return
+    for binding in bindings:
+        if binding.carry is not None:
+            raise RigError(
+                f"Constraint '{binding.name}': {_sheared(obj)}; its target hangs off bone "
+                f"'{binding.carry.bone}', which Reach cannot follow on it: make that scale "
+                "uniform or apply it"
+            )
 
 
 def object_frame(obj: bpy.types.Object, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """Translation (3,) and rotation (3, 3) of the armature object (scale removed) in the
-    model's world (reflected for a mirrored armature, see :func:`.rig_goals.model_mirror`).
+    model's world (:mod:`.model_space`; the origin and identity on a sheared armature).
 
     Args:
         obj: the armature object.
-        scale: its uniform world scale when the figure was built (:func:`object_scale`).
+        scale: its scale in the model when the figure was built (``ModelSpace.scale``).
 
     Raises:
-        RigError: the armature is sheared now, or its scale is no longer ``scale``.
+        RigError: the armature's scale is no longer ``scale``.
     """
-    current = object_scale(obj)
-    if abs(current - scale) > SHEAR_TOLERANCE * scale:
+    m = _checked_matrix(obj)
+    space = model_space(m)
+    if abs(space.scale - scale) > SHEAR_TOLERANCE * scale:
         raise RigError(
-            f"Armature '{obj.name}' changed its scale from {scale:.4g} to {current:.4g} since "
-            "the solve began; Reach bakes an armature whose scale stays the same: keep its "
-            "scale constant over the range or apply it"
+            f"Armature '{obj.name}' changed its scale from {scale:.4g} to {space.scale:.4g} "
+            "since the solve began; Reach bakes an armature whose scale stays the same: keep "
+            "its scale constant over the range or apply it"
         )
-    m = np.array(obj.matrix_world, dtype=float)
-    mirror = model_mirror(obj)
-    if mirror is not None:
-        m[:3] = mirror @ m[:3]
-    return m[:3, 3], rotations.orthonormalize(m[:3, :3] / scale)
+    if space.sheared:
+        return np.zeros(3), np.eye(3)
+    frame = space.linear @ m[:3]
+    return frame[:, 3], rotations.orthonormalize(frame[:, :3] / scale)

@@ -2,18 +2,19 @@
 and a solution -> pose channel values. All the maths between Blender and the solver is here
 (and in :mod:`.rotations`); operators only call :func:`build_rig` and the ``Rig`` methods.
 
-Frames. The figure lives in world space (reflected across X for a mirrored armature, goals
-too: see :func:`.rig_goals.model_mirror`). One segment per bone, at the bone's head, with the
-bone's pose axes; its rest transform relative to the parent segment is the bone's rest offset
-(``parent.matrix_local^-1 @ bone.matrix_local``, object transform applied to roots, lengths
-times the object's uniform scale) times the bone's current ``matrix_basis`` (location ignored
-for connected bones, as Blender does). A bone with *Inherit Rotation* off is a segment that
-does not inherit rotation (``Figure.add_segment(inherit_rotation=False)``): its world rest
-rotation is the object's rotation times its own armature-space rest rotation, which is what
-Blender composes from the parent's rest matrix. Pose scale and the *Inherit Scale* modes are
-folded into lengths (child offsets times the parent's scale, end-effector points times the
-bone's own): see :mod:`.rig_scale` for what is exact; the scale an IK Stretch writes is
-solved instead (:mod:`.rig_stretch`).
+Frames. The figure lives in the model's world (:mod:`.model_space`: the world, reflected across
+X for a mirrored armature; a sheared armature's own space), goals too. One segment per bone, at
+the bone's head, with the bone's pose axes; its rest transform relative to the parent segment
+is the bone's rest offset (``parent.matrix_local^-1 @ bone.matrix_local``, object transform
+applied to roots, lengths times the object's uniform scale) times the bone's current
+``matrix_basis`` (location ignored for connected bones, as Blender does). A bone with *Inherit
+Rotation* off is a segment that does not inherit rotation
+(``Figure.add_segment(inherit_rotation=False)``): its world rest rotation is the object's
+rotation times its own armature-space rest rotation, which is what Blender composes from the
+parent's rest matrix. Pose scale and the *Inherit Scale* modes are folded into lengths (child
+offsets times the parent's scale, end-effector points times the bone's own): see
+:mod:`.rig_scale` for what is exact; the scale an IK Stretch writes is solved instead
+(:mod:`.rig_stretch`).
 
 Parametrisation of a solved bone's rotation (why three kinds):
 ``LOCAL``  -- bones without limits: three revolutes about the bone's own X, Y, Z axes,
@@ -51,7 +52,7 @@ import numpy as np
 
 from .. import solver
 from . import ik_limits, rotations
-from .object_frame import object_frame, object_scale
+from .object_frame import armature_space, check_carried, object_frame
 from .rig_freedom import check_chains_move
 from .rig_goals import ConstraintSpec, GoalBinding, build_constraints
 from .rig_joints import (
@@ -303,8 +304,10 @@ def build_rig(
     items = [c for c in settings.constraints if c.enabled and (c.select or not only_selected)]
     if not items:
         raise RigError(f"Armature '{obj.name}' has no enabled Reach constraints")
-    scale = object_scale(obj)
+    space = armature_space(obj, items)
+    scale = space.scale
     plan = build_constraints(obj, items, scale, RigError)
+    check_carried(obj, space, plan.bindings)
     bones_by_name = armature_data(obj).bones
     needed = set()
     for name in plan.figure_bones:

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import solver
 from .carried import Carry, carried_offset, find_carry
+from .model_space import model_space
 from .settings import armature_data
 
 if TYPE_CHECKING:
@@ -32,21 +33,6 @@ AXIS_VECTORS = {
     "Z": np.array([0.0, 0.0, 1.0]),
 }
 POINT_GOALS = ("POSITION", "POSITION_ORIENTATION", "AIM", "LINE", "PLANE", "HALF_SPACE")
-#: World reflection across the YZ plane; the model of a mirrored armature lives behind it.
-REFLECT_X = np.diag([-1.0, 1.0, 1.0])
-
-
-def model_mirror(arm: bpy.types.Object) -> np.ndarray | None:
-    """Reflection (3, 3) from the world into the model's space, None for a plain armature.
-
-    A mirrored armature (negative determinant of its world matrix) cannot be built from
-    rotations. The model reflects the whole world instead: the armature's world matrix
-    becomes ``REFLECT_X @ matrix_world`` (a rotation times a uniform scale) and every goal
-    point and direction is reflected the same way. Distances and angles are unchanged by a
-    reflection, and the pose channels (armature space) are the same in both worlds.
-    """
-    m = np.array(arm.matrix_world, dtype=float)[:3, :3]
-    return REFLECT_X if np.linalg.det(m) < 0.0 else None
 
 
 def signed_axis(spec: str) -> np.ndarray:
@@ -117,7 +103,8 @@ class GoalBinding:
 
     def frame(self, arm: bpy.types.Object, scale: float) -> tuple[np.ndarray, np.ndarray]:
         """Goal point (3,) and unit axes (3, 3) (columns X, Y, Z) in the model's world
-        (see :func:`model_mirror`) or in the carrier bone's frame."""
+        (see :mod:`.model_space`; the axes map as plane normals for plane and half-space
+        goals) or in the carrier bone's frame."""
         if self.carry is not None:
             try:
                 offset = carried_offset(arm, self.carry, scale)
@@ -133,8 +120,10 @@ class GoalBinding:
                 point = point * self.carrier_scale
             return point, np.eye(3)
         point, axes = self.target_frame()
-        mirror = model_mirror(arm)
-        return (point, axes) if mirror is None else (mirror @ point, mirror @ axes)
+        space = model_space(np.array(arm.matrix_world, dtype=float))
+        if self.item_kind in ("PLANE", "HALF_SPACE"):  # the target axis is a plane normal
+            return space.point(point), space.normal(axes)
+        return space.point(point), space.direction(axes)
 
     def values(self, arm: bpy.types.Object, scale: float) -> dict[str, np.ndarray | None]:
         """Goal attributes (point, x, y, direction, normal) for the current target frame."""
@@ -316,21 +305,28 @@ def _validate(
             )
 
 
+def _moved_bones(arm: bpy.types.Object, solved: set[str]) -> set[str]:
+    """The solved bones and every bone below one of them: the bones the solve moves."""
+    moved: set[str] = set()
+    for bone in armature_data(arm).bones:  # parents come before their children
+        if bone.name in solved or (bone.parent is not None and bone.parent.name in moved):
+            moved.add(bone.name)
+    return moved
+
+
 def _carrying_bones(arm: bpy.types.Object, solved: set[str]) -> set[str]:
     """Bones that can carry a goal: the solved ones and every bone below one of them (the
     solve moves them), except a solved bone with *IK Stretch* and every bone below it (its
     stretch scales what hangs off it, which a carried goal does not follow: such a target
     is left to the correction passes)."""
-    moved, stretched = set(), set()
+    stretched: set[str] = set()
     for bone in armature_data(arm).bones:  # parents come before their children
         parent = bone.parent.name if bone.parent is not None else None
-        if bone.name in solved or parent in moved:
-            moved.add(bone.name)
         if (bone.name in solved and arm.pose.bones[bone.name].ik_stretch > 0.0) or (
             parent in stretched
         ):
             stretched.add(bone.name)
-    return moved - stretched
+    return _moved_bones(arm, solved) - stretched
 
 
 def build_constraints(
@@ -350,12 +346,15 @@ def build_constraints(
             plan.chain_bones.setdefault(name, item.name)
         tops.append(top)
     carrying = _carrying_bones(arm, set(plan.chain_bones))
+    moved = _moved_bones(arm, set(plan.chain_bones))
     for item, top in zip(items, tops, strict=True):
         plan.figure_bones.add(item.bone)
         target = item.target
         assert target is not None, "_validate checked the target"
         carrier, carry = None, None
-        if target == arm and item.target_bone:
+        if target == arm and item.target_bone in moved:
+            # A Target Bone the solve moves rides on its segment; any other one is read where
+            # Blender evaluates it (its constraints and drivers included), like an object.
             carrier = item.target_bone
         elif target != arm:
             carry = find_carry(arm, target, carrying.__contains__)

@@ -112,7 +112,7 @@ def bone_limits(
                     )
                 lower[k], upper[k] = max(lower[k], lo), min(upper[k], hi)
                 limited = True
-    euler_locked = pb.rotation_mode in rotations.EULER_ORDERS and any(pb.lock_rotation)
+    euler_locked = any(held_locks(pb))
     if limited or euler_locked:
         for k, axis in enumerate("xyz"):
             if getattr(pb, f"use_ik_limit_{axis}"):
@@ -140,7 +140,7 @@ def ik_limits_of(pb: bpy.types.PoseBone) -> ik_limits.Limits | None:
     if any(
         c.type == "LIMIT_ROTATION" and not c.mute and c.owner_space == "LOCAL"
         for c in pb.constraints
-    ) or (pb.rotation_mode in rotations.EULER_ORDERS and any(pb.lock_rotation)):
+    ) or any(held_locks(pb)):
         return None
     lower = np.array([getattr(pb, f"ik_min_{a}") for a in "xyz"], dtype=float)
     upper = np.array([getattr(pb, f"ik_max_{a}") for a in "xyz"], dtype=float)
@@ -150,6 +150,18 @@ def ik_limits_of(pb: bpy.types.PoseBone) -> ik_limits.Limits | None:
         np.minimum(lower, 0.0),
         np.maximum(upper, 0.0),
     )
+
+
+def held_locks(pb: bpy.types.PoseBone) -> list[bool]:
+    """Which of the bone's rotation channels a solve keeps fixed (X, Y, Z): Lock Rotation on
+    an Euler bone, unless its *Hold Lock Rotation* setting is off (Blender's IK ignores
+    transform locks; Convert turns the setting off on the chains it converts)."""
+    if (
+        pb.rotation_mode not in rotations.EULER_ORDERS
+        or not bone_settings_of(pb).hold_lock_rotation
+    ):
+        return [False] * 3
+    return [bool(locked) for locked in pb.lock_rotation]
 
 
 def _rigidity(pb: bpy.types.PoseBone) -> np.ndarray:
@@ -201,9 +213,7 @@ def add_solved_bone(
     current = rotations.matrix_to_euler(
         rotations.channels_to_rotation(rotation_values(pb), pb.rotation_mode), order
     )
-    euler_locks = (
-        list(pb.lock_rotation) if pb.rotation_mode in rotations.EULER_ORDERS else [False] * 3
-    )
+    euler_locks = held_locks(pb)
     fixed = []
     span = 0.0
     for letter in reversed(order):

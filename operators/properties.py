@@ -107,6 +107,16 @@ class ReachBoneSettings(bpy.types.PropertyGroup):
         default=(0.0, 0.0, 0.0),
         subtype="XYZ",
     )
+    hold_lock_rotation: BoolProperty(
+        override=OVERRIDABLE,
+        name="Hold Lock Rotation",
+        description=(
+            "Keep this bone's locked Euler rotation channels fixed in a solve; off: the locks "
+            "only affect the transform tools, as with Blender's IK (Convert turns it off on "
+            "the chains it converts)"
+        ),
+        default=True,
+    )
 
 
 class ReachConstraint(bpy.types.PropertyGroup):

@@ -192,6 +192,7 @@ class REACH_PT_bone(_ReachPanel):
             col.prop(pb, "ik_stiffness_x", text="X")
             col.prop(pb, "ik_stiffness_y", text="Y")
             col.prop(pb, "ik_stiffness_z", text="Z")
+        layout.prop(rigidity, "hold_lock_rotation")
 
 
 class REACH_PT_result(_ReachPanel):

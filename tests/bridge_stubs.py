@@ -73,6 +73,7 @@ class StubBoneSettings:
 
     use_rigidity: bool = False
     rigidity: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    hold_lock_rotation: bool = True
 
 
 @dataclass

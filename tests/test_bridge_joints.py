@@ -224,6 +224,22 @@ def test_a_locked_euler_channel_is_pinned_at_its_value_and_not_keyed() -> None:
     assert info.keyed_rotation == (0, 2)
 
 
+def test_a_released_lock_rotation_is_free_as_in_blenders_ik() -> None:
+    """Hold Lock Rotation off (what Convert sets): the locks only affect the transform tools,
+    so the bone gets Blender's free parametrisation and every channel is solved and keyed."""
+    pb = StubPoseBone(
+        "arm",
+        rotation_mode="ZXY",
+        lock_rotation=(True, False, True),
+        reach_ik=StubBoneSettings(hold_lock_rotation=False),
+    )
+    assert rig_joints.held_locks(pb) == [False, False, False]
+    assert rig_joints.bone_limits(pb, "c")[0] is None
+    info, joints = solved(pb)
+    assert info.param == "LOCAL" and info.keyed_rotation == (0, 1, 2)
+    assert all(joints[f"arm:rot{a}"][2] < joints[f"arm:rot{a}"][3] for a in "XYZ")
+
+
 def test_wide_euler_box_is_cut_to_blenders_branch_by_eight_rows() -> None:
     pb = StubPoseBone("arm", rotation_mode="XYZ", lock_rotation=(False, False, True))
     fig = figure_for(pb)

@@ -139,3 +139,29 @@ def test_the_figure_poses_and_limits_the_bone_as_the_plan_says() -> None:
         value = sum(c * q[j] for j, c in con.coefficients.items())
         assert value == pytest.approx(float(row @ params))
         assert con.upper == pytest.approx(rhs)
+
+
+def _zero_limit_chain() -> object:
+    """Three unit bones along +Y, each with IK limits (0, -45, -45); (120, 45, 45) degrees."""
+    lim = limits((0, -45, -45), (120, 45, 45))
+    fig = solver.Figure()
+    for k in range(3):
+        fig.add_segment(f"b{k}", None if k == 0 else f"b{k - 1}", (0.0, 1.0 if k else 0.0, 0.0))
+        ik.add_to_figure(fig, f"b{k}", ik.limit_joints(lim), np.zeros(3))
+    fig.add_segment("tip", "b2", (0.0, 1.0, 0.0))
+    return fig
+
+
+@pytest.mark.parametrize("point", [(-0.369, 0.099, 2.424), (0.226, 0.033, 1.442)])
+def test_a_start_on_a_zero_limit_costs_no_more_iterations_than_one_inside(point: tuple) -> None:
+    """The straight chain lies on every bone's ``a >= 0`` bound (and polygon edge). Entering
+    all of them at the first step made the optimiser drop them one by one again: these
+    targets (tips of poses inside the limits) took 53 and 163 iterations; from a start
+    0.2 rad inside the bound they take 5 and 6."""
+    fig = _zero_limit_chain()
+    ik_solver = solver.Solver(
+        fig, [solver.Constraint(solver.EndEffector("tip"), solver.PositionGoal(point))]
+    )
+    result = ik_solver.solve(np.zeros(len(fig.coordinate_names)))
+    assert result.success
+    assert result.nit <= 12

@@ -13,6 +13,12 @@ Two departures from the Appendix's assumptions, both for degenerate limits:
   zero length the step is taken with ``H`` projected off the row's residual
   ``P a`` by (32) (for that step only), so the iterate slides along the row
   instead of crossing it;
+- inequality rows the start lies on are not put in the active set at Step 1;
+  each enters when a step runs into it (a zero-length step capped by it, then
+  Step 5). Entering them all at once made a start on a bound, e.g. a joint at a
+  limit of zero, drop them again one by one (a Kuhn-Tucker test per row):
+  solves of a 3-bone chain starting on such bounds took a median of 57
+  iterations instead of 8;
 - passes that do not move the point (adding or dropping rows, zero-length
   steps) are not iterations; after more of them in a row than the rows and
   variables could need, the run stops with ``NO_PROGRESS`` (or
@@ -28,7 +34,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..line_search import powell_search
-from ..linear import FEASIBILITY_TOLERANCE, LinearSystem
+from ..linear import LinearSystem
 from .active_set import DEPENDENT, ActiveSet
 from .hessian import HessianStrategy, add_row, drop_row, quasi_newton_update
 from .outcome import E, Outcome, Status
@@ -102,14 +108,12 @@ def minimize(
         active.add(i)
         return updated if updated is not None else _project_both(active, h)
 
-    # Step 1: equalities first, then inequalities active at the start.
+    # Step 1: the equalities. Inequalities the start lies on enter only when they block a
+    # step (Step 5 with a zero step, below): see the module doc.
     h = strategy.initial(e)  # type: ignore[arg-type]
-    slack = a_rows @ y - b if len(b) else np.zeros(0)
-    start_rows = [i for i in range(len(b)) if not inequality[i]]
-    start_rows += [i for i in range(len(b)) if inequality[i] and slack[i] >= -FEASIBILITY_TOLERANCE]
-    for i in start_rows:
-        if not active.is_dependent(i):
-            h = enter(h, i)
+    for i in np.flatnonzero(~inequality):
+        if not active.is_dependent(int(i)):
+            h = enter(h, int(i))
 
     nit = 0
     stalls = 0  # passes in a row that did not move the point

@@ -94,6 +94,30 @@ def test_an_error_is_reported_once_and_switches_live_off(
     assert header == [("prop", "live")]  # the switch, to turn it back on
 
 
+def test_an_error_while_checking_the_inputs_switches_off_too(
+    clean_scene: bpy.types.Scene,
+    extension: ModuleType,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    obj, target, live = live_chain(extension)
+    obj.reach_ik.evaluate_on_frame_change = True
+
+    def broken(*_args: object) -> None:
+        raise RuntimeError("unreadable input")
+
+    monkeypatch.setattr(live, "fingerprint", broken)
+    for location in ((0.5, 1.0, 2.0), (0.1, 1.0, 2.0)):
+        target.location = location
+        bpy.context.view_layer.update()
+    bpy.context.scene.frame_set(2)
+    bpy.context.scene.frame_set(3)
+    assert not obj.reach_ik.live and not obj.reach_ik.evaluate_on_frame_change
+    out = capsys.readouterr().out
+    assert out.count("Live switched off for 'Chain': unreadable input") == 1
+    assert out.count("Evaluate on Frame Change switched off for 'Chain'") == 1
+
+
 def test_live_waits_for_a_first_constraint(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import bpy
 import numpy as np
 import pytest
+from mathutils import Vector
 
 from tests.blender.conftest import run_op, world_bone_matrix, world_bone_tail
 from tests.blender.reach_scenes import (
@@ -163,23 +164,86 @@ SHEARED: dict[str, Callable[[bpy.types.Object], str]] = {
 }
 
 
-@pytest.mark.parametrize("case", list(SHEARED))
-@pytest.mark.parametrize("operator", ["solve", "solve_and_key", "bake"])
-def test_sheared_transforms_are_refused_before_touching_anything(
-    clean_scene: bpy.types.Scene, case: str, operator: str
-) -> None:
+def _sheared_scene(case: str, goal: str, **settings: object) -> tuple:
+    """A 3-bone chain under one of the SHEARED transforms, a key on b0, a target placed at
+    the world image of a reachable armature-space point; returns (armature, target, the
+    object named as the cause)."""
     obj = make_chain()
     b0 = obj.pose.bones["b0"]
     b0.rotation_quaternion = (math.cos(0.1), 0.0, math.sin(0.1), 0.0)
     b0.keyframe_insert("rotation_quaternion", frame=1)
     culprit = SHEARED[case](obj)
     bpy.context.view_layer.update()
-    target = add_empty("T", (1.0, 0.5, 2.0))
-    add_constraint(obj, "b2", target, "POSITION")
-    clean_scene.frame_start, clean_scene.frame_end = 1, 5
+    reachable = obj.matrix_world @ Vector((0.6, 0.4, 2.3))  # 2.4 from b0's head; reach 3
+    target = add_empty("T", tuple(reachable), (0.4, -0.3, 0.2))
+    add_constraint(obj, "b2", target, goal, **settings)
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 5
     activate(obj)
+    return obj, target, culprit
+
+
+POINT_GOALS: dict[str, dict[str, object]] = {
+    "POSITION": {},
+    "LINE": {"target_axis": "Z"},
+    "PLANE": {"target_axis": "X"},
+    "HALF_SPACE": {"target_axis": "-Y"},
+    "AIM": {"aim_axis": "Y"},
+}
+
+
+@pytest.mark.parametrize("case", list(SHEARED))
+@pytest.mark.parametrize("goal", list(POINT_GOALS))
+def test_point_and_aim_goals_are_exact_on_sheared_armatures(
+    clean_scene: bpy.types.Scene, case: str, goal: str
+) -> None:
+    """Affine maps keep points, lines, planes and the bone's drawn aim: these goals are met
+    on Blender's pose (measured) with no correction pass."""
+    obj, target, _ = _sheared_scene(case, goal, **POINT_GOALS[goal])
+    if goal == "AIM":  # aim from b2's tail at a point out of the chain's reach
+        target.location = obj.matrix_world @ Vector((2.0, 1.5, 4.0))
+    if goal == "HALF_SPACE":  # the rest tail is on the wrong side of the plane
+        target.location = obj.matrix_world @ Vector((0.3, -0.8, 2.2))
+    run_op(bpy.ops.reach.solve)
+    report = last_report(obj)
+    assert report.satisfied and report.passes == 0, report.text()
+    if goal == "POSITION":
+        miss = world_bone_tail(obj, "b2") - np.array(target.matrix_world.translation)
+        assert np.linalg.norm(miss) < 1e-4
+
+
+@pytest.mark.parametrize("case", list(SHEARED))
+@pytest.mark.parametrize("operator", ["solve", "solve_and_key", "bake"])
+def test_orientation_goals_on_sheared_armatures_are_refused(
+    clean_scene: bpy.types.Scene, case: str, operator: str
+) -> None:
+    obj, _, culprit = _sheared_scene(case, "POSITION_ORIENTATION")
     before = scene_state(obj)
-    with pytest.raises(RuntimeError, match=rf"Armature 'Chain' .*'{culprit}'"):
+    with pytest.raises(
+        RuntimeError,
+        match=rf"Constraint 'b2 Position & Orientation': Armature 'Chain' .*'{culprit}'.*"
+        "orientation goals cannot be met",
+    ):
         call_reach(operator)
     assert_unchanged(before, scene_state(obj))
     assert clean_scene.frame_current == 1
+
+
+def test_a_target_hanging_off_a_sheared_armature_is_refused(clean_scene: bpy.types.Scene):
+    obj, target, culprit = _sheared_scene("equal columns", "POSITION")
+    target.parent, target.parent_type, target.parent_bone = obj, "BONE", "b0"
+    before = scene_state(obj)
+    with pytest.raises(RuntimeError, match=rf"'b2 Position': .*'{culprit}'.*hangs off bone 'b0'"):
+        call_reach("solve")
+    assert_unchanged(before, scene_state(obj))
+
+
+def test_an_unreachable_goal_on_a_sheared_armature_is_reported(clean_scene: bpy.types.Scene):
+    obj, target, _ = _sheared_scene("rotated child of a scaled parent", "POSITION")
+    target.location = obj.matrix_world @ Vector((0.0, 6.0, 1.0))  # twice the chain's reach
+    run_op(bpy.ops.reach.solve)
+    report = last_report(obj)
+    miss = np.linalg.norm(world_bone_tail(obj, "b2") - np.array(target.matrix_world.translation))
+    [outcome] = report.constraints
+    assert not report.satisfied and outcome.measured.distance == pytest.approx(miss, abs=1e-5)
+    # The model's distances are the armature's own: no correction pass, no false reason.
+    assert report.passes == 0 and outcome.reason == "", report.text()
