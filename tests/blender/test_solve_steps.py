@@ -15,6 +15,7 @@ from types import ModuleType
 
 import bpy
 import numpy as np
+import pytest
 
 from tests.blender.bake_support import FakeWindowManager, FakeWorkspace, keyframes_of
 from tests.blender.reach_scenes import activate, add_constraint, add_empty, make_chain
@@ -213,3 +214,20 @@ def test_without_a_window_invoke_solves_in_one_go(
     context.window = None
     assert op.invoke(context, None) == {"FINISHED"}
     assert op._job is None and context.workspace.status == []
+
+
+def test_no_second_job_while_a_modal_solve_runs(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """Between two steps of a modal Solve, Solve, Bake and the list edits are greyed out with
+    the reason (a second job would interleave with the first on the same rig)."""
+    obj = _rig()
+    op, context = _modal_solve(extension, obj, insert_keys=False)
+    assert op.invoke(context, None) == {"RUNNING_MODAL"}
+    assert op.modal(context, TIMER) == {"RUNNING_MODAL"}
+    for operator in (bpy.ops.reach.solve, bpy.ops.reach.bake, bpy.ops.reach.constraint_remove):
+        assert not operator.poll()
+    with pytest.raises(RuntimeError, match="Reach is solving or baking this armature now"):
+        bpy.ops.reach.solve()
+    assert op.modal(context, ESC) == {"CANCELLED"}
+    assert bpy.ops.reach.solve.poll() and bpy.ops.reach.bake.poll()
