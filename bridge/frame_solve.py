@@ -64,7 +64,8 @@ class _Pass:
 class FrameSolve:
     """One Solve of ``session``'s armature at the current frame, run step by step.
 
-    Construction records every pose channel of the armature (nothing is solved yet). Each
+    Construction records every pose channel of the armature when ``restorable`` (nothing is
+    solved yet), so :meth:`cancel` can put them back. Each
     :meth:`step` does one solver run and its measurement (the first solve, or one correction
     pass); the last step also keys the solved channels (when ``insert_keys``) and makes the
     :attr:`report`. Keys are written only by that last step, so a Solve cancelled between
@@ -75,6 +76,8 @@ class FrameSolve:
         session: the armature's session (its rig, solver and settings).
         insert_keys: key the solved channels (only those) at ``frame``.
         frame: the frame keys go on (the scene's current frame when None).
+        restorable: record the pose for :meth:`cancel` (:meth:`.session.RigSession.solve_frame`,
+            which never cancels, does not).
 
     Attributes:
         report: the finished Solve's report (None until :attr:`done`).
@@ -82,7 +85,11 @@ class FrameSolve:
     """
 
     def __init__(
-        self, session: RigSession, insert_keys: bool = False, frame: float | None = None
+        self,
+        session: RigSession,
+        insert_keys: bool = False,
+        frame: float | None = None,
+        restorable: bool = True,
     ) -> None:
         self.session = session
         self.insert_keys = insert_keys
@@ -92,12 +99,13 @@ class FrameSolve:
         self._started = False  # the first solve has run
         self._iterations = 0  # solver iterations over all solves so far
         self._seconds = 0.0  # solver seconds over all solves so far
-        obj = session.obj
-        self._pose = [
-            (pb, prop, np.array(getattr(pb, prop), dtype=float))
-            for pb in obj.pose.bones
-            for prop in POSE_PROPERTIES
-        ]
+        self._pose = None
+        if restorable:  # about 1 ms on Rigify's 159-bone metarig: not for one-call solves
+            self._pose = [
+                (pb, prop, np.array(getattr(pb, prop), dtype=float))
+                for pb in session.obj.pose.bones
+                for prop in POSE_PROPERTIES
+            ]
         self._steps = self._run()
         self._held = False
 
@@ -142,7 +150,13 @@ class FrameSolve:
 
     def cancel(self) -> None:
         """Stop, and put every pose channel of the armature back as it was at construction
-        (bit for bit: the values read are written back) and let Blender evaluate it."""
+        (bit for bit: the values read are written back) and let Blender evaluate it.
+
+        Raises:
+            InvalidInputError: the solve was made with ``restorable=False``.
+        """
+        if self._pose is None:
+            raise solver.InvalidInputError("restorable=False: no pose was recorded to restore")
         self._steps.close()
         session = self.session
         for pb, prop, values in self._pose:

@@ -125,7 +125,7 @@ class RigSession:
 
     def frame_solve(self, insert_keys: bool = False, frame: float | None = None) -> FrameSolve:
         """A Solve at the current frame to run step by step (:class:`.frame_solve.FrameSolve`:
-        the modal Solve operator's way, cancellable between steps)."""
+        the modal Solve operator's way, cancellable between steps: the pose is recorded)."""
         return FrameSolve(self, insert_keys, frame)
 
     def solve_frame(self, insert_keys: bool = False, frame: float | None = None) -> FrameReport:
@@ -143,4 +143,4 @@ class RigSession:
             RigError: a target was deleted or is not finite, an aim target sits on its
                 effector.
         """
-        return self.frame_solve(insert_keys, frame).run()
+        return FrameSolve(self, insert_keys, frame, restorable=False).run()

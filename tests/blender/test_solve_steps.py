@@ -231,3 +231,16 @@ def test_no_second_job_while_a_modal_solve_runs(
         bpy.ops.reach.solve()
     assert op.modal(context, ESC) == {"CANCELLED"}
     assert bpy.ops.reach.solve.poll() and bpy.ops.reach.bake.poll()
+
+
+def test_a_solve_without_a_recorded_pose_cannot_be_cancelled(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """``solve_frame`` records no pose (it never cancels); cancelling such a solve says why."""
+    obj = _rig()
+    module = importlib.import_module(f"{extension.__name__}.bridge.frame_solve")
+    job = module.FrameSolve(_session(extension, obj), restorable=False)
+    assert not job.step()
+    with pytest.raises(extension.solver.InvalidInputError, match="restorable=False"):
+        job.cancel()
+    assert job.run().passes > 0  # the solve itself goes on
