@@ -10,23 +10,25 @@ and identical on every Blender version.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 AXIS_INDEX = {"X": 0, "Y": 1, "Z": 2}
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 TWO_PI = 2.0 * np.pi
+_EYE = np.eye(3)
+_EYE.flags.writeable = False
 
 
 def axis_rotation(axis: int, angle: float) -> np.ndarray:
     """Rotation matrix ``(3, 3)`` by ``angle`` (radians) about coordinate axis 0, 1 or 2."""
-    c, s = np.cos(angle), np.sin(angle)
-    i, j = (axis + 1) % 3, (axis + 2) % 3
-    r = np.eye(3)
-    r[i, i] = c
-    r[j, j] = c
-    r[j, i] = s
-    r[i, j] = -s
-    return r
+    c, s = math.cos(angle), math.sin(angle)
+    if axis == 0:
+        return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+    if axis == 1:
+        return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
 def orthonormalize(matrix: np.ndarray) -> np.ndarray:
@@ -36,7 +38,7 @@ def orthonormalize(matrix: np.ndarray) -> np.ndarray:
     wants rotations orthonormal to 1e-6.
     """
     m = np.asarray(matrix, dtype=float)
-    if np.abs(m.T @ m - np.eye(3)).max() < 1e-12 and np.linalg.det(m) > 0.0:
+    if np.abs(m.T @ m - _EYE).max() < 1e-12 and np.linalg.det(m) > 0.0:
         return m
     u, _s, vt = np.linalg.svd(m)
     r = u @ vt
