@@ -73,16 +73,28 @@ def _chain(obj: bpy.types.Object, bone: str) -> list[str]:
     return out
 
 
+#: Pose-channel properties whose driver overrides the pose the solve writes.
+CHANNELS = (".location", ".rotation_", ".scale")
+
+
 def _driven_bones(obj: bpy.types.Object) -> dict[str, str]:
-    """Bone name -> the first driven pose-channel path of that bone."""
+    """Bone name -> the first path of an enabled driver on that bone's pose channels.
+
+    A driver on one of the bone's constraints (Rigify drives the ``mute`` of its IK
+    constraints; Convert mutes those drivers) does not move the bone by itself: the
+    constraint is named when it interferes, the driver is not.
+    """
     out: dict[str, str] = {}
     animation = obj.animation_data
     if animation is None:
         return out
     for fcurve in animation.drivers:
         path = fcurve.data_path
-        if path.startswith('pose.bones["'):
-            name = path[len('pose.bones["') : path.find('"]')]
+        if fcurve.mute or not path.startswith('pose.bones["'):
+            continue
+        end = path.find('"]')
+        if path[end + 2 :].startswith(CHANNELS):
+            name = path[len('pose.bones["') : end]
             out.setdefault(name.replace('\\"', '"').replace("\\\\", "\\"), path)
     return out
 

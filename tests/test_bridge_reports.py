@@ -77,7 +77,9 @@ def _rig(constraints: dict | None = None, drivers: tuple = (), **bone_settings: 
         scale = extra.get("scale", (1.0, 1.0, 1.0))
         pose[name] = SimpleNamespace(name=name, constraints=cons, scale=scale)
         parent = bones[name]
-    animation = SimpleNamespace(drivers=[SimpleNamespace(data_path=p) for p in drivers])
+    animation = SimpleNamespace(
+        drivers=[SimpleNamespace(data_path=p.lstrip("!"), mute=p[0] == "!") for p in drivers]
+    )  # a path starting with "!": a muted driver
     obj = SimpleNamespace(
         name="Arm", data=SimpleNamespace(bones=bones), pose=SimpleNamespace(bones=pose),
         animation_data=animation,
@@ -125,6 +127,9 @@ def test_explain_drivers_inheritance_and_targets() -> None:
     assert diagnose.explain(obj, spec) == (
         "bone 'b1' is driven (rotation_euler): the driver overrides the solve"
     )
+    switches = ('pose.bones["b2"].constraints["IK"].mute', '!pose.bones["b1"].scale')
+    obj, spec, _target = _rig(drivers=switches)  # a constraint's switch; a muted driver
+    assert diagnose.explain(obj, spec) == diagnose.UNKNOWN
     obj, spec, _target = _rig(b2={"inherit": False}, b1={"scale": (2.0, 2.0, 2.0)})
     assert diagnose.explain(obj, spec) == diagnose.UNKNOWN  # both modelled exactly
     obj, spec, _target = _rig(b1={"scale": (1.0, 2.0, 1.0)})
