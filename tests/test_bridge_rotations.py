@@ -35,3 +35,36 @@ def test_orthonormalize_keeps_a_rotation_and_repairs_drift_and_reflection() -> N
     assert np.isclose(np.linalg.det(fixed), 1.0) and np.abs(fixed - r).max() < 1e-3
     mirrored = rotations.orthonormalize(r @ np.diag([1.0, 1.0, -1.0]))
     assert np.isclose(np.linalg.det(mirrored), 1.0)
+
+
+@pytest.mark.parametrize("order", ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"])
+def test_euler_angles_rebuild_the_matrix_on_blenders_branch(order: str) -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        angles = rng.uniform(-math.pi, math.pi, 3)
+        matrix = rotations.euler_to_matrix(angles, order)
+        out = rotations.matrix_to_euler(matrix, order)
+        assert np.allclose(rotations.euler_to_matrix(out, order), matrix, atol=1e-12)
+        # the other decomposition (a + pi, pi - b, c + pi on the order's axes) is not smaller
+        i, j, k = (rotations.AXIS_INDEX[c] for c in order)
+        other = out.copy()
+        other[[i, j, k]] = out[[i, j, k]] + np.array([math.pi, -2 * out[j] + math.pi, math.pi])
+        other = (other + math.pi) % (2 * math.pi) - math.pi
+        assert np.allclose(rotations.euler_to_matrix(other, order), matrix, atol=1e-12)
+        assert np.abs(out).sum() <= np.abs(other).sum() + 1e-12
+        # near a previous pose 2*pi away the angles follow it instead
+        previous = out + 2.0 * math.pi
+        assert np.allclose(rotations.matrix_to_euler(matrix, order, previous), previous, atol=1e-9)
+
+
+def test_quaternion_of_a_matrix_and_its_sign_continuity() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(200):  # every branch of the decomposition (trace > 0 and each diagonal)
+        q = rng.normal(size=4)
+        q /= np.linalg.norm(q)
+        matrix = rotations.quaternion_to_matrix(q)
+        out = rotations.matrix_to_quaternion(matrix)
+        assert np.isclose(np.linalg.norm(out), 1.0)
+        assert np.allclose(out, q, atol=1e-12) or np.allclose(out, -q, atol=1e-12)
+        assert np.allclose(rotations.matrix_to_quaternion(matrix, -q), -q, atol=1e-12)
+        assert np.allclose(rotations.matrix_to_quaternion(matrix, q), q, atol=1e-12)
