@@ -66,12 +66,11 @@ class FrameSolve:
     """One Solve of ``session``'s armature at the current frame, run step by step.
 
     Construction records every pose channel of the armature when ``restorable`` (nothing is
-    solved yet), so :meth:`cancel` can put them back. Each
-    :meth:`step` does one solver run and its measurement (the first solve, or one correction
-    pass); the last step also keys the solved channels (when ``insert_keys``) and makes the
-    :attr:`report`. Keys are written only by that last step, so a Solve cancelled between
-    steps has written none. While unfinished, the armature is held (:mod:`.busy`): live posing
-    leaves it alone.
+    solved yet), so :meth:`cancel` can put them back. Each :meth:`step` does one solver run
+    and its measurement (the first solve, or one correction pass); the last step also keys the
+    solved channels (when ``insert_keys``) and makes the :attr:`report`. Keys are written only
+    by that last step, so a Solve cancelled between steps has written none. While unfinished,
+    the armature is held (:mod:`.busy`): live posing leaves it alone.
 
     Args:
         session: the armature's session (its rig, solver and settings).
@@ -109,6 +108,7 @@ class FrameSolve:
             ]
         self._steps = self._run()
         self._held = False
+        self._ended = False  # a step failed or cancel() ran: no further step
 
     @property
     def done(self) -> bool:
@@ -121,15 +121,19 @@ class FrameSolve:
         Raises:
             RigError: a target was deleted or is not finite, an aim target sits on its
                 effector (the hold is released; the pose is as the failing step left it).
+            InvalidInputError: the solve failed at an earlier step or was cancelled.
         """
         if self.done:
             return True
+        if self._ended:
+            raise solver.InvalidInputError("this solve failed or was cancelled: start a new one")
         if not self._held:  # released by the last step, a failure or cancel()
             busy.hold(self.session.obj)
             self._held = True
         try:
             next(self._steps, None)
         except BaseException:
+            self._ended = True
             self._release()
             raise
         if self.done:
@@ -159,6 +163,7 @@ class FrameSolve:
         if self._pose is None:
             raise solver.InvalidInputError("restorable=False: no pose was recorded to restore")
         self._steps.close()
+        self._ended = True
         session = self.session
         for pb, prop, values in self._pose:
             try:

@@ -26,7 +26,7 @@ CANCELLED_TEXT = "Solve cancelled: pose restored"
 
 
 class REACH_OT_solve(modal_timer.ModalTimer, bpy.types.Operator):
-    """Solve all enabled Reach constraints of the active armature at the current frame"""
+    """Solve the active armature's enabled Reach constraints at this frame (ESC: pose restored)"""
 
     bl_idname = "reach.solve"
     bl_label = "Solve"

@@ -118,6 +118,8 @@ def test_cancel_after_the_first_step_restores_the_pose_bit_for_bit(
     job.cancel()
     assert not busy.is_busy(obj)
     _assert_same_pose(_pose(obj), start)
+    with pytest.raises(extension.solver.InvalidInputError, match="was cancelled"):
+        job.step()  # a cancelled solve stays cancelled
     # The session re-reads the restored pose: a Solve afterwards is the one from the start.
     report = session.solve_frame()
     solved = _pose(obj)
