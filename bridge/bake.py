@@ -9,7 +9,8 @@ with a progress callback.
 Start pose (why a bake is deterministic). The first frame is solved from the solved
 channels' **rest** values (identity rotation, zero location for solved location channels,
 no stretch), whatever the current pose or the keys already on those channels; every later
-frame starts from the previous frame's solution (warm start). Everything else the solve
+frame starts from the previous frame's solution with the motion of the frame before it
+continued (:mod:`.bake_start`; warm start). Everything else the solve
 reads (unsolved bones, targets) comes from the scene's animation evaluated at that frame. So
 baking the same shot twice, or after saving and reloading the file, writes identical keys: a
 re-bake does not start from the pose an earlier bake keyed.
@@ -35,6 +36,7 @@ import numpy as np
 from .. import solver
 from . import busy, keys, rotations
 from .bake_report import BakeError, BakeReport, Worst, describe, fold
+from .bake_start import MotionStart
 from .bake_target import TARGETS, BakeTarget
 from .diagnose import explain
 from .measure import measure
@@ -42,6 +44,7 @@ from .playback import builtin_ik, overrides
 from .pole_start import start_at_poles
 from .restore import SceneState
 from .rig import Rig, RigError, build_rig, solver_options
+from .swing_refine import solve_refined
 
 if TYPE_CHECKING:  # annotations only: bpy objects are passed in
     from collections.abc import Collection
@@ -177,6 +180,7 @@ class BakeJob:
         self.n_keys = 0
         self.iterations = 0
         self.solve_seconds = 0.0
+        self.starts = MotionStart()
         self.clock = time.perf_counter()
         self.state = SceneState.capture(scene, obj)
         try:
@@ -245,7 +249,10 @@ class BakeJob:
             rig.update_targets()
         check_targets(rig)
         start_at_poles(rig)  # converted pole chains start where Blender's IK starts
-        result = self.solver.solve(rig.initial())
+        plain = rig.initial()
+        start = self.starts.start(plain)  # the last motion continued
+        result = solve_refined(self.solver, rig.solved.values(), start)
+        self.starts.record(plain, result.x, self.index > 0 and result.success)
         rig.apply(result)
         channels = rig.channels(self.previous)
         self.previous = {name: bone.rotation for name, bone in channels.items()}

@@ -26,6 +26,10 @@ REFLECT_X = np.diag([-1.0, 1.0, 1.0])
 #: Relative departure of ``M^T M`` from ``s^2 I`` (Frobenius norm over ``s^2``) tolerated as
 #: round-off of Blender's single-precision matrices.
 SHEAR_TOLERANCE = 1e-5
+#: Model spaces kept by :func:`model_space` (one per armature matrix seen; all are dropped
+#: when it is full).
+KEPT_SPACES = 64
+_SPACES: dict[tuple[tuple[int, ...], bytes], ModelSpace] = {}
 
 
 def similarity_scale(matrix: np.ndarray) -> float | None:
@@ -82,13 +86,37 @@ class ModelSpace:
 
 def model_space(matrix_world: np.ndarray) -> ModelSpace:
     """The model's world of an armature with world matrix ``matrix_world`` (4, 4), finite and
-    of non-zero scale."""
+    of non-zero scale.
+
+    A solve asks for the same armature's space many times (each goal, the object frame, each
+    baked frame), so spaces are kept by the exact matrix (:data:`KEPT_SPACES` at most); their
+    arrays are read-only.
+    """
     m = np.asarray(matrix_world, dtype=float)
+    key = (m.shape, m.tobytes())
+    space = _SPACES.get(key)
+    if space is None:
+        if len(_SPACES) >= KEPT_SPACES:
+            _SPACES.clear()
+        space = _SPACES[key] = _model_space(m)
+    return space
+
+
+def _model_space(m: np.ndarray) -> ModelSpace:
+    """:func:`model_space`, computed (``m`` (4, 4))."""
     scale = similarity_scale(m)
     if scale is not None:
         linear = REFLECT_X if np.linalg.det(m[:3, :3]) < 0.0 else np.eye(3)
-        return ModelSpace(linear, np.zeros(3), scale, False)
+        return ModelSpace(_frozen(linear), _frozen(np.zeros(3)), scale, False)
     singular = np.linalg.svd(m[:3, :3], compute_uv=False)
     sigma = float(singular[0])
     linear = sigma * np.linalg.inv(m[:3, :3])
-    return ModelSpace(linear, m[:3, 3].copy(), sigma, True, float(singular[-1]) / sigma)
+    return ModelSpace(
+        _frozen(linear), _frozen(m[:3, 3].copy()), sigma, True, float(singular[-1]) / sigma
+    )
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    """``array`` made read-only (a kept space is shared by every caller)."""
+    array.flags.writeable = False
+    return array

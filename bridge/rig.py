@@ -52,8 +52,8 @@ import numpy as np
 
 from .. import solver
 from . import ik_limits, rotations
-from .held import held_bones, held_pose
 from .object_frame import armature_space, check_carried, object_frame
+from .rig_evaluated import constrained_still_bones, evaluated_basis
 from .rig_freedom import check_chains_move
 from .rig_goals import ConstraintSpec, GoalBinding, build_constraints
 from .rig_joints import (
@@ -122,8 +122,6 @@ class Rig:
     # armature-space rest rotation (3, 3) of each bone that does not inherit rotation.
     scales: dict[str, np.ndarray] = field(default_factory=dict)
     hinge_rest: dict[str, np.ndarray] = field(default_factory=dict)
-    # Bones above the chains that Blender's constraints place (:mod:`.held`), parents first.
-    held: list[str] = field(default_factory=list)
 
     # ------------------------------------------------------------------ state
     def read_pose(self, solved_too: bool) -> None:
@@ -142,6 +140,8 @@ class Rig:
             if solved_too and info is not None and info.stretch is not None:
                 inherited = parent_stretch(self.obj, name, self.stretch, self.solved)
                 self.stretch[name] = max(float(pose[name].scale[1]) * inherited, MIN_STRETCH)
+        for name in constrained_still_bones(self.obj, self.bones, self.solved):
+            self.rotation[name], self.location[name] = evaluated_basis(self.obj, name)
 
     def _set_rest(self, segment: str, translation: np.ndarray | None, rotation: np.ndarray) -> None:
         """``Figure.set_rest`` unless the segment already has exactly this rest transform."""
@@ -158,20 +158,6 @@ class Rig:
         self.figure.set_rest(segment, translation, rotation)
         self.pushed[segment] = (translation, rotation)
 
-    def _held_rest(
-        self, name: str, t_obj: np.ndarray, r_obj: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Rest translation (3,) and rotation (3, 3) of a held bone's segment: Blender's
-        evaluated pose (:func:`.held.held_pose`) in the model's world (a root bone and a bone
-        that does not inherit rotation turn with the object, not the parent)."""
-        pose = held_pose(self.obj, name)
-        translation = self.scale * pose.translation
-        if self.obj.pose.bones[name].parent is None:
-            return t_obj + r_obj @ translation, r_obj @ pose.rotation
-        if name in self.hinge_rest:
-            return translation, r_obj @ pose.armature_rotation
-        return translation, pose.rotation
-
     def push_rest(self) -> None:
         """Write the current state into the figure's rest transforms (no rebuild)."""
         t_obj, r_obj = object_frame(self.obj, self.scale)
@@ -186,9 +172,6 @@ class Rig:
                 loc = np.zeros(3)
             translation = s * (off[:3, 3] + off[:3, :3] @ loc)
             rotation = off[:3, :3]
-            if name in self.held:  # where Blender's constraints put it
-                self._set_rest(name, *self._held_rest(name, t_obj, r_obj))
-                continue
             if bone.parent is None:
                 translation = t_obj + r_obj @ translation
                 rotation = r_obj @ rotation
@@ -392,7 +375,6 @@ def build_rig(
     rig.specs = plan.specs
     rig.scales = {name: bone_scale.scale for name, bone_scale in scales.items()}
     rig.hinge_rest = hinge_rest
-    rig.held = held_bones(obj, order, solved)
     for binding in plan.bindings:  # a goal on a Target Bone of this armature
         if binding.carrier is not None and binding.carry is None:
             binding.carrier_scale = rig.scales.get(binding.carrier)

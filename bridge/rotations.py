@@ -10,23 +10,25 @@ and identical on every Blender version.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 AXIS_INDEX = {"X": 0, "Y": 1, "Z": 2}
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 TWO_PI = 2.0 * np.pi
+_EYE = np.eye(3)
+_EYE.flags.writeable = False
 
 
 def axis_rotation(axis: int, angle: float) -> np.ndarray:
     """Rotation matrix ``(3, 3)`` by ``angle`` (radians) about coordinate axis 0, 1 or 2."""
-    c, s = np.cos(angle), np.sin(angle)
-    i, j = (axis + 1) % 3, (axis + 2) % 3
-    r = np.eye(3)
-    r[i, i] = c
-    r[j, j] = c
-    r[j, i] = s
-    r[i, j] = -s
-    return r
+    c, s = math.cos(angle), math.sin(angle)
+    if axis == 0:
+        return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+    if axis == 1:
+        return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
 def orthonormalize(matrix: np.ndarray) -> np.ndarray:
@@ -36,7 +38,7 @@ def orthonormalize(matrix: np.ndarray) -> np.ndarray:
     wants rotations orthonormal to 1e-6.
     """
     m = np.asarray(matrix, dtype=float)
-    if np.abs(m.T @ m - np.eye(3)).max() < 1e-12 and np.linalg.det(m) > 0.0:
+    if np.abs(m.T @ m - _EYE).max() < 1e-12 and np.linalg.det(m) > 0.0:
         return m
     u, _s, vt = np.linalg.svd(m)
     r = u @ vt
@@ -57,7 +59,12 @@ def euler_to_matrix(angles: np.ndarray, order: str) -> np.ndarray:
 
 def _wrap_near(angle: float, reference: float) -> float:
     """``angle`` plus the multiple of 2*pi that brings it nearest to ``reference``."""
-    return angle + TWO_PI * np.round((reference - angle) / TWO_PI)
+    return angle + TWO_PI * round((reference - angle) / TWO_PI)
+
+
+# The conversions below work on Python floats (``matrix.tolist()``): a solve converts every
+# solved bone at every pass, and numpy's per-call overhead on 3x3 data costs several times
+# the arithmetic.
 
 
 def matrix_to_euler(
@@ -74,32 +81,33 @@ def matrix_to_euler(
     """
     i, j, k = (AXIS_INDEX[c] for c in order)
     parity = 1.0 if (i, j, k) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1.0
-    m = np.asarray(matrix, dtype=float)
-    cy = float(np.hypot(m[i, i], m[j, i]))
+    m = np.asarray(matrix, dtype=float).tolist()
+    cy = math.hypot(m[i][i], m[j][i])
     if cy > 1e-9:
-        a = np.arctan2(parity * m[k, j], m[k, k])
-        b = np.arctan2(-parity * m[k, i], cy)
-        c = np.arctan2(parity * m[j, i], m[i, i])
+        a = math.atan2(parity * m[k][j], m[k][k])
+        b = math.atan2(-parity * m[k][i], cy)
+        c = math.atan2(parity * m[j][i], m[i][i])
     else:  # gimbal: only a + c (or a - c) is defined; keep c at 0
-        a = np.arctan2(-parity * m[j, k], m[j, j])
-        b = np.arctan2(-parity * m[k, i], cy)
+        a = math.atan2(-parity * m[j][k], m[j][j])
+        b = math.atan2(-parity * m[k][i], cy)
         c = 0.0
-    first = np.zeros(3)
-    first[[i, j, k]] = (a, b, c)
-    second = np.zeros(3)
-    second[[i, j, k]] = (a + np.pi, np.pi - b, c + np.pi)
+    first = [0.0, 0.0, 0.0]
+    first[i], first[j], first[k] = a, b, c
+    second = [0.0, 0.0, 0.0]
+    second[i], second[j], second[k] = a + math.pi, math.pi - b, c + math.pi
     if compatible is None:
-        second = np.array([_wrap_near(v, 0.0) for v in second])
+        second = [_wrap_near(v, 0.0) for v in second]
         # Blender's mat3_normalized_to_eulO keeps the branch with the smaller sum of |angle|.
-        return second if np.abs(first).sum() > np.abs(second).sum() else first
-    ref = np.asarray(compatible, dtype=float)
-    best, best_distance = first, np.inf
+        smaller = sum(map(abs, first)) > sum(map(abs, second))
+        return np.array(second if smaller else first)
+    ref = np.asarray(compatible, dtype=float).tolist()
+    best, best_distance = first, math.inf
     for candidate in (first, second):
-        wrapped = np.array([_wrap_near(candidate[n], ref[n]) for n in range(3)])
-        distance = float(np.sum((wrapped - ref) ** 2))
+        wrapped = [_wrap_near(v, r) for v, r in zip(candidate, ref, strict=True)]
+        distance = sum((v - r) ** 2 for v, r in zip(wrapped, ref, strict=True))
         if distance < best_distance:
             best, best_distance = wrapped, distance
-    return best
+    return np.array(best)
 
 
 def matrix_to_quaternion(matrix: np.ndarray, compatible: np.ndarray | None = None) -> np.ndarray:
@@ -108,25 +116,25 @@ def matrix_to_quaternion(matrix: np.ndarray, compatible: np.ndarray | None = Non
     With ``compatible`` (previous quaternion) the sign is chosen so that the dot product with
     it is non-negative: no sign flips between consecutive keys.
     """
-    m = np.asarray(matrix, dtype=float)
-    trace = m[0, 0] + m[1, 1] + m[2, 2]
+    m = np.asarray(matrix, dtype=float).tolist()
+    trace = m[0][0] + m[1][1] + m[2][2]
     if trace > 0.0:
-        s = 2.0 * np.sqrt(trace + 1.0)
-        q = np.array([0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s,
-                      (m[1, 0] - m[0, 1]) / s])  # fmt: skip
+        s = 2.0 * math.sqrt(trace + 1.0)
+        q = [0.25 * s, (m[2][1] - m[1][2]) / s, (m[0][2] - m[2][0]) / s, (m[1][0] - m[0][1]) / s]
     else:
-        n = int(np.argmax(np.diag(m)))
+        n = max(range(3), key=lambda d: m[d][d])  # the first largest diagonal entry
         a, b = (n + 1) % 3, (n + 2) % 3
-        s = 2.0 * np.sqrt(1.0 + m[n, n] - m[a, a] - m[b, b])
-        q = np.empty(4)
-        q[0] = (m[b, a] - m[a, b]) / s
+        s = 2.0 * math.sqrt(1.0 + m[n][n] - m[a][a] - m[b][b])
+        q = [0.0, 0.0, 0.0, 0.0]
+        q[0] = (m[b][a] - m[a][b]) / s
         q[1 + n] = 0.25 * s
-        q[1 + a] = (m[a, n] + m[n, a]) / s
-        q[1 + b] = (m[b, n] + m[n, b]) / s
-    q /= np.linalg.norm(q)
-    if compatible is not None and float(np.dot(q, compatible)) < 0.0:
-        q = -q
-    return q
+        q[1 + a] = (m[a][n] + m[n][a]) / s
+        q[1 + b] = (m[b][n] + m[n][b]) / s
+    norm = math.sqrt(sum(v * v for v in q))
+    out = np.array(q) / norm
+    if compatible is not None and float(np.dot(out, compatible)) < 0.0:
+        out = -out
+    return out
 
 
 def quaternion_to_matrix(quaternion: np.ndarray) -> np.ndarray:

@@ -3,7 +3,8 @@
 Data flows scene -> bridge -> solver -> bridge -> scene: the session builds the rig from the
 armature and its Reach settings, solves, writes the pose, lets Blender evaluate it, measures
 every constraint on that evaluation (:mod:`.measure`), runs correction passes when Blender's
-pose and the model disagree (:mod:`.correction`), and returns a :class:`.report.FrameReport`
+pose and the model disagree (:mod:`.correction`; the steps of one frame are in
+:mod:`.frame_solve`), and returns a :class:`.report.FrameReport`
 that only says "reached" for what was measured within tolerance. Operators call it and turn
 its errors into reports; ``bpy`` is reached only through the objects passed in.
 """
@@ -11,56 +12,21 @@ its errors into reports; ``bpy`` is reached only through the objects passed in.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from .. import solver
-from . import bake, busy, convert, keys
+from . import bake, convert
 from .bake import BakeReport
 from .convert import Conversion
-from .correction import Corrector
-from .diagnose import explain
-from .measure import MeasuredResidual, measure
-from .model_space import model_space
-from .playback import builtin_ik
-from .pole_start import start_at_poles
-from .report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
-from .rig import BoneChannels, Rig, RigError, build_rig, solver_options
+from .frame_solve import FrameSolve
+from .report import FrameReport
+from .rig import Rig, RigError, build_rig, solver_options
 from .rig_goals import ConstraintPlan
 
 if TYPE_CHECKING:
     import bpy
 
     from ..operators.properties import ReachSettings
-
-#: Correction passes at most after the first solve (each: solve, write, evaluate, measure).
-MAX_PASSES = 12
-#: Correction stops after this many passes in a row without a better measured pose.
-STALL_PASSES = 3
-
-
-@dataclass
-class _Pass:
-    """One solve's outcome as Blender evaluated it."""
-
-    result: solver.IKResult
-    channels: dict[str, BoneChannels]
-    measured: list[MeasuredResidual]
-
-    def score(self, tolerance: float, angle_tolerance: float, counted: Sequence[bool]) -> float:
-        """Sum of the measured errors beyond tolerance, in tolerances, over the ``counted``
-        constraints (weight > 0): 0 when every one of them is reached."""
-        total = 0.0
-        for m, count in zip(self.measured, counted, strict=True):
-            if not count:
-                continue
-            if m.distance is not None:
-                total += max(m.distance / tolerance - 1.0, 0.0)
-            if m.angle is not None:
-                total += max(m.angle / angle_tolerance - 1.0, 0.0)
-        return total
 
 
 class RigSession:
@@ -145,25 +111,22 @@ class RigSession:
                          depsgraph=self.view_layer.depsgraph)  # fmt: skip
 
     # ------------------------------------------------------------------ one frame
-    def _evaluate(self, result: solver.IKResult) -> _Pass:
-        """Apply a solution, write it, let Blender evaluate it and measure it."""
-        rig = self.rig
-        rig.apply(result)
-        channels = rig.channels()
-        rig.write_pose(channels)
-        self.view_layer.update()
-        depsgraph = self.view_layer.depsgraph
-        measured = measure(rig, depsgraph, self.settings.tolerance, self.settings.angle_tolerance)
-        return _Pass(result, channels, measured)
+    def prepare(self) -> None:
+        """Re-read the scene before a solve (:meth:`refresh`), unless the session was just
+        built or refreshed; the next call re-reads it again."""
+        if not self._fresh:
+            self.refresh()
+        self._fresh = False
 
-    def _disagrees(self, measured: MeasuredResidual, modelled: solver.Residual) -> bool:
-        """Measured and modelled residuals differ by more than the tolerance (a distance in
-        a sheared armature's space may be up to its spread shorter in the world)."""
-        tol, angle_tol = self.settings.tolerance, self.settings.angle_tolerance
-        space = model_space(np.array(self.obj.matrix_world, dtype=float))
-        d = space.beyond(modelled.distance or 0.0, measured.distance or 0.0)
-        a = abs((measured.angle or 0.0) - (modelled.angle or 0.0))
-        return d > tol or a > angle_tol
+    def mark_stale(self) -> None:
+        """The pose was changed behind the rig (a cancelled solve restored it): the next
+        solve re-reads it."""
+        self._fresh = False
+
+    def frame_solve(self, insert_keys: bool = False, frame: float | None = None) -> FrameSolve:
+        """A Solve at the current frame to run step by step (:class:`.frame_solve.FrameSolve`:
+        the modal Solve operator's way, cancellable between steps: the pose is recorded)."""
+        return FrameSolve(self, insert_keys, frame)
 
     def solve_frame(self, insert_keys: bool = False, frame: float | None = None) -> FrameReport:
         """Solve at the current frame, write the pose (and keys), measure, correct, report.
@@ -180,137 +143,4 @@ class RigSession:
             RigError: a target was deleted or is not finite, an aim target sits on its
                 effector.
         """
-        with busy.holding(self.obj):  # live posing leaves the armature alone meanwhile
-            return self._solve_frame(insert_keys, frame)
-
-    def _solve_frame(self, insert_keys: bool, frame: float | None) -> FrameReport:
-        rig = self.rig
-        if not self._fresh:
-            self.refresh()
-        self._fresh = False
-        start_at_poles(rig)  # converted pole chains start where Blender's IK starts
-        first = self._evaluate(self.solver.solve(rig.initial()))
-        modelled = first.result.residuals
-        counted = [c.weight > 0.0 for c in rig.constraints]
-        wrong = [
-            i
-            for i, (m, r) in enumerate(zip(first.measured, modelled, strict=True))
-            if not m.satisfied and self._disagrees(m, r) and counted[i]
-        ]
-        best, passes, iterations, seconds = self._correct(first, wrong, counted)
-        n_keys = self._key(best, frame) if insert_keys else 0
-        return self._report(first, best, wrong, passes, iterations, seconds, n_keys)
-
-    def _correct(
-        self, first: _Pass, wrong: list[int], counted: list[bool]
-    ) -> tuple[_Pass, int, int, float]:
-        """Correction passes on the ``wrong`` constraints (see :mod:`.correction`).
-
-        Returns the best measured pass (written in the pose), the number of passes, and the
-        solver iterations and seconds over all solves, the first included.
-        """
-        rig = self.rig
-        tol, angle_tol = self.settings.tolerance, self.settings.angle_tolerance
-        best = last = first
-        passes, stalled = 0, 0  # stalled: passes in a row that did not improve on the best
-        iterations, seconds = first.result.nit, first.result.time
-        if not wrong:  # Blender's pose agrees with the model: no pass, goals untouched
-            return best, passes, iterations, seconds
-        depsgraph = self.view_layer.depsgraph
-        corrector = Corrector()
-        restarts, self.solver.restarts = self.solver.restarts, 0  # refine, never jump away
-        try:
-            while wrong and passes < MAX_PASSES and stalled < STALL_PASSES:
-                if best.score(tol, angle_tol, counted) == 0.0:
-                    break
-                frames = rig.figure.forward(last.result.x)  # the model's segment frames
-                for i in wrong:
-                    spec = rig.specs[i]
-                    frame = frames[spec.effector_segment]
-                    corrector.retarget(rig, spec, last.measured[i], frame, depsgraph)
-                rig.push_rest()
-                last = self._evaluate(self.solver.solve(rig.initial()))
-                passes += 1
-                iterations += last.result.nit
-                seconds += last.result.time
-                if last.score(tol, angle_tol, counted) < best.score(tol, angle_tol, counted):
-                    best, stalled = last, 0
-                else:
-                    stalled += 1
-        finally:
-            self.solver.restarts = restarts
-            rig.update_targets()  # the goals back on the true targets
-        if best is not last:  # later passes did worse: keep the best pose
-            rig.write_pose(best.channels)
-            self.view_layer.update()
-            rig.read_pose(solved_too=True)
-            rig.push_rest()
-        return best, passes, iterations, seconds
-
-    def _key(self, chosen: _Pass, frame: float | None) -> int:
-        """Key the solved channels of ``chosen`` at ``frame``; return the number of keys."""
-        rig = self.rig
-        at = float(frame if frame is not None else self.scene.frame_current)
-        data = {
-            key: (np.array([at]), np.array([keys.channel_value(chosen.channels, *key)]))
-            for key in keys.solved_channels(rig)
-        }
-        return keys.write_keys(self.obj, data, (at, at), "LAYER")
-
-    def _unevaluated_targets(self) -> list[str]:
-        """One note per target object outside the view layer: Blender never updates its
-        world matrix, so the goal sits where that matrix last was (the origin if never)."""
-        names = {b.target.name for spec in self.rig.specs for b in spec.bindings}
-        return [
-            f"target '{name}' is not in the view layer: Blender does not update its transform"
-            for name in sorted(names)
-            if self.view_layer.objects.get(name) is None
-        ]
-
-    def _report(
-        self,
-        first: _Pass,
-        best: _Pass,
-        wrong: list[int],
-        passes: int,
-        iterations: int,
-        seconds: float,
-        n_keys: int,
-    ) -> FrameReport:
-        rig = self.rig
-        outcomes = []
-        for i, (m, r) in enumerate(zip(best.measured, first.result.residuals, strict=True)):
-            reason = ""
-            if rig.constraints[i].weight == 0.0:
-                reason = WEIGHT_ZERO
-            elif i in wrong and not m.satisfied:
-                reason = explain(self.obj, rig.specs[i])
-            elif i in wrong:
-                reason = f"reached after correction ({explain(self.obj, rig.specs[i])})"
-            outcomes.append(ConstraintOutcome(m, r.distance, r.angle, reason))
-        counted = [o for o, c in zip(outcomes, rig.constraints, strict=True) if c.weight > 0.0]
-        satisfied = all(o.satisfied for o in counted)
-        result = best.result
-        status = status_in_words(
-            satisfied,
-            all(r.satisfied for r in first.result.residuals),
-            result.status in (solver.Status.MAX_ITERATIONS, solver.Status.TIME_LIMIT),
-            bool(result.active_set),
-        )
-        notes = list(rig.notes)
-        ik = builtin_ik(rig)
-        if ik:
-            notes.append(f"{len(ik)} built-in IK constraint(s) still override these bones")
-        notes += self._unevaluated_targets()
-        return FrameReport(
-            status=status,
-            satisfied=satisfied,
-            constraints=tuple(outcomes),
-            passes=passes,
-            iterations=iterations,
-            seconds=seconds,
-            dof=len(rig.figure.coordinate_names),
-            bones=len(rig.solved),
-            keys=n_keys,
-            notes=tuple(notes),
-        )
+        return FrameSolve(self, insert_keys, frame, restorable=False).run()

@@ -17,7 +17,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 
 from ..bridge import bake, compat, keys, results
 from ..bridge.bake import BakeError, BakeJob, BakeReport, describe
-from . import common
+from . import common, modal_timer
 
 BAKE_MODES = (
     ("REPLACE", "Replace", "Remove the solved channels' keys inside the range, then key"),
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from bpy._typing.rna_enums import OperatorReturnItems
 
 
-class REACH_OT_bake(bpy.types.Operator):
+class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
     """Key the solved channels over a frame range, solved from the rest pose (ESC: no change)"""
 
     bl_idname = "reach.bake"
@@ -60,8 +60,10 @@ class REACH_OT_bake(bpy.types.Operator):
     only_selected_bones: BoolProperty(
         name="Only Selected Bones",
         description="Key only the selected bones' solved channels (the solve still moves the "
-        "whole chain; other bones play their own animation)",
+        "whole chain; other bones play their own animation); when not given, the armature's "
+        "Only Selected Bones setting (Reach panel)",
         default=False,
+        options={"SKIP_SAVE"},  # else the last call's value would count as given
     )
     time_limit: FloatProperty(
         name="Time per Frame",
@@ -73,7 +75,6 @@ class REACH_OT_bake(bpy.types.Operator):
     )
 
     _job: BakeJob | None = None
-    _timer = None
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
@@ -87,10 +88,17 @@ class REACH_OT_bake(bpy.types.Operator):
         )
         return list(range(start, end + 1, self.frame_step))
 
+    def _only_selected_bones(self, obj: bpy.types.Object) -> bool:
+        """The ``only_selected_bones`` option when the caller gave it, else the armature's
+        *Only Selected Bones* checkbox (the panel, the menu and Bake To never give it)."""
+        if self.properties.is_property_set("only_selected_bones"):
+            return self.only_selected_bones
+        return common.settings_of(obj).bake_only_selected_bones
+
     def _start(self, context: bpy.types.Context) -> BakeJob | None:
         obj = common.active_armature(context)
         bones = None
-        if self.only_selected_bones:
+        if self._only_selected_bones(obj):
             bones = {pb.name for pb in obj.pose.bones if compat.pose_bone_selected(pb)}
         try:
             return BakeJob(obj, common.settings_of(obj), self._frames(context.scene), self.mode,
@@ -144,21 +152,9 @@ class REACH_OT_bake(bpy.types.Operator):
         if job is None:
             return {"CANCELLED"}
         self._job = job
-        wm = context.window_manager
-        wm.progress_begin(0, job.total)
-        self._timer = wm.event_timer_add(0.001, window=context.window)
-        wm.modal_handler_add(self)
-        context.workspace.status_text_set(f"{job.progress_text()}; ESC cancels")
+        self._timer = modal_timer.begin(self, context, job.total,
+                                        f"{job.progress_text()}; ESC cancels")  # fmt: skip
         return {"RUNNING_MODAL"}
-
-    def _end_modal(self, context: bpy.types.Context) -> None:
-        if self._timer is None:
-            return
-        wm = context.window_manager
-        wm.event_timer_remove(self._timer)
-        self._timer = None
-        wm.progress_end()
-        context.workspace.status_text_set(None)
 
     def modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorReturnItems]:
         job = self._job

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import bpy
 
 from .. import solver
-from ..bridge import results
+from ..bridge import busy, results
 from ..bridge.editable import why_not_editable
 from ..bridge.items import NothingToDoError
 from ..bridge.settings import armature_data as armature_data  # re-exported for the operators
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 #: Poll messages (Blender shows them in the tooltip of a greyed-out button or menu entry).
 NO_ARMATURE = "Select an armature (active object) to use Reach"
 NO_CONSTRAINTS = "Add a Reach constraint first (Reach panel › +, or Pose › Reach › Add Constraint)"
+BUSY = "Reach is solving or baking this armature now (ESC cancels it)"
 
 
 def armature_of(context: bpy.types.Context) -> bpy.types.Object | None:
@@ -58,11 +59,16 @@ def poll_editable(operator: type[bpy.types.Operator], context: bpy.types.Context
 
 def poll_constraints(operator: type[bpy.types.Operator], context: bpy.types.Context) -> bool:
     """Poll of the operators that need constraints (solve, bake, clear, remove, move):
-    :func:`poll_editable`, and the armature has at least one Reach constraint."""
+    :func:`poll_editable`, the armature has at least one Reach constraint, and no modal Solve
+    or bake is working on it (:mod:`..bridge.busy`)."""
     if not poll_editable(operator, context):
         return False
-    if not settings_of(active_armature(context)).constraints:
+    obj = active_armature(context)
+    if not settings_of(obj).constraints:
         operator.poll_message_set(NO_CONSTRAINTS)
+        return False
+    if busy.is_busy(obj):  # a modal Solve or bake runs on it: a second job would interleave
+        operator.poll_message_set(BUSY)
         return False
     return True
 

@@ -295,6 +295,13 @@ class ReachSettings(bpy.types.PropertyGroup):
         "(green: reached at the last solve, red: missed)",
         default=True,
     )
+    bake_only_selected_bones: BoolProperty(
+        override=OVERRIDABLE,
+        name="Only Selected Bones",
+        description="Bake Reach keys only the selected bones' solved channels (the solve still "
+        "moves the whole chain; other bones play their own animation)",
+        default=False,
+    )
     # Results of the last solve, shown by the panel.
     has_result: BoolProperty(override=OVERRIDABLE, default=False)
     status: StringProperty(override=OVERRIDABLE, name="Status")

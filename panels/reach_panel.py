@@ -107,6 +107,7 @@ class REACH_PT_main(_ReachPanel):
         row.operator("reach.bake", icon="RENDER_ANIMATION")
         row.operator_menu_enum("reach.bake", "target", text="Bake To", icon="ACTION")
         row.operator("reach.clear_keys", icon="X")
+        layout.prop(settings, "bake_only_selected_bones")
 
 
 def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: ReachConstraint) -> None:

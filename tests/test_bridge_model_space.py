@@ -109,3 +109,19 @@ def test_model_and_world_distances_agree_within_the_spread() -> None:
     assert sheared.beyond(2.0, 2.5) == pytest.approx(0.5)  # longer than the model allows
     plain = model_space.model_space(np.eye(4))
     assert plain.spread == 1.0 and plain.beyond(2.0, 1.5) == pytest.approx(0.5)
+
+
+def test_a_kept_space_is_used_only_for_the_exact_same_matrix() -> None:
+    m = np.eye(4)
+    m[:3, :3] = 2.0 * np.diag([1.0, 1.0, -1.0])
+    space = model_space.model_space(m)
+    assert model_space.model_space(m.copy()) is space  # kept: same matrix
+    assert not space.linear.flags.writeable and not space.origin.flags.writeable
+    nudged = m.copy()
+    nudged[0, 3] = 1e-12  # any change, however small, is a new space
+    assert model_space.model_space(nudged) is not space
+    sheared = m.copy()
+    sheared[0, 1] = 0.5
+    other = model_space.model_space(sheared)
+    assert other.sheared and not space.sheared
+    assert model_space.model_space(m) is space

@@ -87,8 +87,10 @@ def modal_operator(extension: ModuleType, obj: bpy.types.Object) -> tuple[object
         time_slice=0.0,  # one frame per timer event, however fast the machine
     )  # fmt: skip
     fake.report = lambda kind, text: fake.reports.append((kind, text))
-    for name in ("_frames", "_start", "_fail", "_done", "_store", "_end_modal", "invoke", "modal",
-                 "execute"):  # fmt: skip
+    # Every property counts as given by the caller (the armature's settings are not read).
+    fake.properties = types.SimpleNamespace(is_property_set=lambda name: True)
+    for name in ("_frames", "_only_selected_bones", "_start", "_fail", "_done", "_store",
+                 "_end_modal", "invoke", "modal", "execute"):  # fmt: skip
         if hasattr(cls, name):
             setattr(fake, name, types.MethodType(getattr(cls, name), fake))
     context = types.SimpleNamespace(

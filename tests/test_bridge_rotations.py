@@ -1,0 +1,70 @@
+"""The bridge's rotation helpers in closed form: coordinate-axis rotations (Rodrigues) and
+the nearest rotation of a drifted matrix."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tests.bridge_stubs import bridge_module
+
+rotations = bridge_module("rotations")
+
+
+def _rodrigues(axis: np.ndarray, angle: float) -> np.ndarray:
+    k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
+    return np.eye(3) + math.sin(angle) * k + (1.0 - math.cos(angle)) * (k @ k)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+@pytest.mark.parametrize("angle", [0.0, 0.4, -2.1, math.pi])
+def test_axis_rotation_is_the_right_handed_turn_about_the_axis(axis: int, angle: float) -> None:
+    expected = _rodrigues(np.eye(3)[axis], angle)
+    assert np.allclose(rotations.axis_rotation(axis, angle), expected, atol=1e-15)
+    assert np.allclose(rotations.axis_rotation(axis, np.float64(angle)), expected, atol=1e-15)
+
+
+def test_orthonormalize_keeps_a_rotation_and_repairs_drift_and_reflection() -> None:
+    r = rotations.axis_rotation(0, 0.3) @ rotations.axis_rotation(2, -1.1)
+    assert rotations.orthonormalize(r) is r or np.array_equal(rotations.orthonormalize(r), r)
+    drifted = r + 1e-4 * np.arange(9.0).reshape(3, 3)
+    fixed = rotations.orthonormalize(drifted)
+    assert np.allclose(fixed.T @ fixed, np.eye(3), atol=1e-12)
+    assert np.isclose(np.linalg.det(fixed), 1.0) and np.abs(fixed - r).max() < 1e-3
+    mirrored = rotations.orthonormalize(r @ np.diag([1.0, 1.0, -1.0]))
+    assert np.isclose(np.linalg.det(mirrored), 1.0)
+
+
+@pytest.mark.parametrize("order", ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"])
+def test_euler_angles_rebuild_the_matrix_on_blenders_branch(order: str) -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        angles = rng.uniform(-math.pi, math.pi, 3)
+        matrix = rotations.euler_to_matrix(angles, order)
+        out = rotations.matrix_to_euler(matrix, order)
+        assert np.allclose(rotations.euler_to_matrix(out, order), matrix, atol=1e-12)
+        # the other decomposition (a + pi, pi - b, c + pi on the order's axes) is not smaller
+        i, j, k = (rotations.AXIS_INDEX[c] for c in order)
+        other = out.copy()
+        other[[i, j, k]] = out[[i, j, k]] + np.array([math.pi, -2 * out[j] + math.pi, math.pi])
+        other = (other + math.pi) % (2 * math.pi) - math.pi
+        assert np.allclose(rotations.euler_to_matrix(other, order), matrix, atol=1e-12)
+        assert np.abs(out).sum() <= np.abs(other).sum() + 1e-12
+        # near a previous pose 2*pi away the angles follow it instead
+        previous = out + 2.0 * math.pi
+        assert np.allclose(rotations.matrix_to_euler(matrix, order, previous), previous, atol=1e-9)
+
+
+def test_quaternion_of_a_matrix_and_its_sign_continuity() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(200):  # every branch of the decomposition (trace > 0 and each diagonal)
+        q = rng.normal(size=4)
+        q /= np.linalg.norm(q)
+        matrix = rotations.quaternion_to_matrix(q)
+        out = rotations.matrix_to_quaternion(matrix)
+        assert np.isclose(np.linalg.norm(out), 1.0)
+        assert np.allclose(out, q, atol=1e-12) or np.allclose(out, -q, atol=1e-12)
+        assert np.allclose(rotations.matrix_to_quaternion(matrix, -q), -q, atol=1e-12)
+        assert np.allclose(rotations.matrix_to_quaternion(matrix, q), q, atol=1e-12)
