@@ -73,9 +73,8 @@ def test_generated_limbs_without_stretch_match_blenders_ik(
     rigify_metarig: bpy.types.Object, side: str
 ) -> None:
     """With IK Stretch 0 the pose is determined: it is Blender's, and the model already is
-    Blender's pose (before, 2 to 3 correction passes made up for the swing bone's turn)."""
+    Blender's pose (before, 4 correction passes made up for the swing bone's turn)."""
     report, found = solve_and_compare(generated_rig(0.0, side))
-    print("RIGIFY no stretch", side, report.passes, found.tolist())
     assert report.satisfied, report.text()
     assert report.passes == 0, report.text()
     assert found[0].max() < AGREEMENT, found
@@ -86,7 +85,7 @@ def test_generated_limbs_with_rigifys_stretch_reach(
     rigify_metarig: bpy.types.Object, side: str
 ) -> None:
     """Defect: with Rigify's IK Stretch (0.1) the leg missed its target on Blender's pose by
-    0.1 units after 3 correction passes, blaming a muted driver. Both solvers now reach; the
+    0.1 units after 3 correction passes (later: reached after 4). Both solvers now reach; the
     pose is not determined (a stretch is one more freedom): Blender's IK also shortens the
     bones by about 3%, Reach keeps them, so the tips and the hinge axes agree and the
     knees and elbows do not."""
