@@ -13,6 +13,7 @@ import pytest
 from mathutils import Matrix
 
 from tests.blender.conftest import run_op, world_bone_matrix
+from tests.blender.panel_draw import draw_panels
 from tests.blender.reach_scenes import activate, last_report
 from tests.blender.test_convert import AGREEMENT, bone_points, chain_size, convert_and_solve
 
@@ -111,3 +112,29 @@ def test_model_of_generated_rig_is_blenders_pose(
         blender = world_bone_matrix(rig, name)
         blender[:3, :3] /= np.linalg.norm(blender[:3, :3], axis=0)
         assert np.abs(frames[name][:3, :] - blender[:3, :]).max() < 1e-5, name
+
+
+def test_panel_lists_only_constraints_that_interfere(
+    rigify_metarig: bpy.types.Object, extension: object
+) -> None:
+    """Defect: the constraint box listed the constraints of every bone above the chain as
+    "Not modelled" (the swing bone's Damped Track, the hips' ...), which the solve reads where
+    Blender evaluates them. Only the chain's bones, and above it a bone that does not inherit
+    rotation, are listed."""
+    rig = generated_rig(0.1, "L")
+    activate(rig)
+    run_op(bpy.ops.reach.convert_ik)
+    settings = extension.bridge.settings.settings_of(rig)
+    names = [item.bone for item in settings.constraints]
+    settings.active_index = names.index("MCH-shin_ik.L")
+    labels = [text for kind, text in draw_panels(extension) if kind == "label"]
+    assert not [t for t in labels if "Not modelled" in t or "MCH-thigh_ik_swing" in t], labels
+    swing = rig.pose.bones["MCH-thigh_ik_swing.L"]
+    rig.data.bones[swing.name].use_inherit_rotation = False
+    labels = [text for kind, text in draw_panels(extension) if kind == "label"]
+    assert "bone 'MCH-thigh_ik_swing.L': Damped Track 'Damped Track'" in labels, labels
+    rig.data.bones[swing.name].use_inherit_rotation = True
+    shin = rig.pose.bones["MCH-shin_ik.L"]
+    shin.constraints.new("COPY_SCALE").target = rig
+    labels = [text for kind, text in draw_panels(extension) if kind == "label"]
+    assert "bone 'MCH-shin_ik.L': Copy Scale 'Copy Scale'" in labels, labels
