@@ -50,6 +50,10 @@ OUTLINE_SAMPLES = 1024
 MARGIN = 4e-7
 #: Points checked along each polygon edge against Blender's ellipse.
 EDGE_SAMPLES = 16
+#: Rounds of pulling the corners of failing polygon edges in, and the largest pull tried
+#: per round (radians).
+GUARD_ROUNDS = 6
+GUARD_STEP = 1e-3
 #: Blender treats a quadrant limit below this (``sin`` of half the angle) as zero.
 FUZZY = 1e-20
 #: A polygon refined around a point (:func:`swing_polygon`'s ``focus``): within each radius
@@ -348,22 +352,72 @@ def _cached_polygon(
     return rows, rhs
 
 
-def _passes(points: np.ndarray, limits: Limits) -> bool:
-    """Whether ``(a, b)`` points ``(n, 2)`` are inside the ellipse by :data:`MARGIN`.
+def _passing(points: np.ndarray, limits: Limits) -> np.ndarray:
+    """Which ``(a, b)`` points ``(..., 2)`` are inside the ellipse by :data:`MARGIN`: bools
+    ``(...)``.
 
     The excess ``(x/a)^2 + (z/b)^2 - 1`` grows by at most ``2 d / min(a, b)`` when ``(x, z)``
     moves ``d`` outwards, so an excess of ``-2 MARGIN / min(a, b)`` keeps the point that far
     inside. Points on a zero limit (Blender's box: ``sz == 0`` for ``max_z == 0``) are
     exactly on it, which the box test accepts, so they are held to ``<= 0``.
     """
-    sx, sz = _to_swing(points)
+    sx, sz = _to_swing(points.reshape(-1, 2))
     excess = ellipse_excess(sx, sz, limits)
     xn, xp = quadrant_limits(limits.lower[X], limits.upper[X])
     zn, zp = quadrant_limits(limits.lower[Z], limits.upper[Z])
     semi = np.minimum(np.where(sx < 0.0, xn, xp), np.where(sz < 0.0, zn, zp))
     margin = 2.0 * MARGIN / np.maximum(semi, FUZZY)
     on_zero_limit = (np.abs(sx) < FUZZY) | (np.abs(sz) < FUZZY)
-    return bool(np.all(np.where(on_zero_limit, excess <= 0.0, excess <= -margin)))
+    return np.where(on_zero_limit, excess <= 0.0, excess <= -margin).reshape(points.shape[:-1])
+
+
+def _edge_points(corners: np.ndarray) -> np.ndarray:
+    """:data:`EDGE_SAMPLES` + 1 points ``(k, s, 2)`` along each edge ``corners[i]`` ->
+    ``corners[i + 1]`` of a closed polygon."""
+    edges = np.roll(corners, -1, axis=0) - corners
+    t = np.linspace(0.0, 1.0, EDGE_SAMPLES + 1)
+    return corners[:, None, :] + t[None, :, None] * edges[:, None, :]
+
+
+def _pulled_in(corners: np.ndarray, limits: Limits) -> np.ndarray:
+    """``corners`` ``(k, 2)`` (on the region's boundary) each moved towards the rest pose by
+    the least distance (bisected to 1e-10 rad, per edge, up to :data:`GUARD_ROUNDS` rounds)
+    whose edges' :data:`EDGE_SAMPLES` points pass :func:`_passing`; a polygon still failing
+    after that is scaled towards the rest pose as a whole."""
+    radius = np.hypot(corners[:, 0], corners[:, 1])
+    toward = np.divide(corners, radius[:, None], out=np.zeros_like(corners),
+                       where=radius[:, None] > 1e-12)  # fmt: skip
+    pull = np.zeros(len(corners))
+    nxt = np.roll(np.arange(len(corners)), -1)
+    for _round in range(GUARD_ROUNDS):
+        moved = corners - pull[:, None] * toward
+        failing = np.nonzero(~np.all(_passing(_edge_points(moved), limits), axis=1))[0]
+        if not len(failing):
+            return moved
+        ends = np.stack([failing, nxt[failing]], axis=1)  # both corners of each failing edge
+        low, high = np.zeros(len(failing)), np.full(len(failing), GUARD_STEP)
+        t = np.linspace(0.0, 1.0, EDGE_SAMPLES + 1)[None, :, None]
+        while float(np.max(high - low)) > 1e-10:
+            mid = 0.5 * (low + high)
+            start = moved[ends[:, 0]] - mid[:, None] * toward[ends[:, 0]]
+            stop = moved[ends[:, 1]] - mid[:, None] * toward[ends[:, 1]]
+            points = start[:, None, :] + t * (stop - start)[:, None, :]
+            ok = np.all(_passing(points, limits), axis=1)
+            low, high = np.where(ok, low, mid), np.where(ok, mid, high)
+        extra = np.zeros(len(corners))
+        np.maximum.at(extra, ends[:, 0], high)
+        np.maximum.at(extra, ends[:, 1], high)
+        pull = np.minimum(pull + extra, radius)
+    moved = corners - pull[:, None] * toward
+    points = _edge_points(moved)
+    inside, outside = (1.0, 1.0) if bool(np.all(_passing(points, limits))) else (0.0, 1.0)
+    while outside - inside > 1e-7:  # last resort: the largest scale whose edges pass
+        mid = 0.5 * (inside + outside)
+        if bool(np.all(_passing(mid * points, limits))):
+            inside = mid
+        else:
+            outside = mid
+    return inside * moved
 
 
 def swing_polygon(
@@ -374,8 +428,11 @@ def swing_polygon(
     ``rows @ (a, b) <= rhs``. Vertices are points of :func:`swing_outline`, chosen so that no
     outline point lies more than ``tolerance`` radians outside the polygon (with a ``focus``
     point ``(a, b)``, the smaller gaps of :data:`FOCUS_TIERS` near it); the region is
-    convex, so the polygon is inscribed. As a guard, the polygon is shrunk towards the
-    origin until :data:`EDGE_SAMPLES` points on every edge pass Blender's own ellipse test.
+    convex, so the polygon is inscribed. As a guard, each vertex is moved towards the rest
+    pose by the least distance that lets the :data:`EDGE_SAMPLES` points of its edges pass
+    Blender's own ellipse test by :data:`MARGIN` (:func:`_pulled_in`): per vertex, so a vertex
+    far from the rest pose is not moved by a near one's need, and a vertex on a zero limit
+    stays on it.
     A region of zero area (both X or both Z limits zero) needs no rows: the bounds on ``a``
     and ``b`` are exact there.
     """
@@ -391,19 +448,13 @@ def swing_polygon(
     if area < 1e-9:
         return np.zeros((0, 2)), np.zeros(0)
     lengths = np.hypot(edges[:, 0], edges[:, 1])
+    corners = _pulled_in(corners[lengths > 1e-12], limits)
+    edges = np.roll(corners, -1, axis=0) - corners
+    lengths = np.hypot(edges[:, 0], edges[:, 1])
     corners, edges = corners[lengths > 1e-12], edges[lengths > 1e-12]
     normals = np.stack([edges[:, 1], -edges[:, 0]], axis=1)
     normals /= np.hypot(normals[:, 0], normals[:, 1])[:, None]
-    t = np.linspace(0.0, 1.0, EDGE_SAMPLES + 1)
-    points = (corners[:, None, :] + t[None, :, None] * edges[:, None, :]).reshape(-1, 2)
-    inside, outside = (1.0, 1.0) if _passes(points, limits) else (0.0, 1.0)
-    while outside - inside > 1e-7:  # bisect the largest scale whose edges pass
-        mid = 0.5 * (inside + outside)
-        if _passes(mid * points, limits):
-            inside = mid
-        else:
-            outside = mid
-    return normals, inside * np.einsum("ij,ij->i", normals, corners)
+    return normals, np.einsum("ij,ij->i", normals, corners)
 
 
 # ----------------------------------------------------------------- into a figure
