@@ -44,6 +44,7 @@ from .playback import builtin_ik, overrides
 from .pole_start import start_at_poles
 from .restore import SceneState
 from .rig import Rig, RigError, build_rig, solver_options
+from .swing_refine import solve_refined
 
 if TYPE_CHECKING:  # annotations only: bpy objects are passed in
     from collections.abc import Collection
@@ -249,7 +250,8 @@ class BakeJob:
         check_targets(rig)
         start_at_poles(rig)  # converted pole chains start where Blender's IK starts
         plain = rig.initial()
-        result = self.solver.solve(self.starts.start(plain))  # the last motion continued
+        start = self.starts.start(plain)  # the last motion continued
+        result = solve_refined(self.solver, rig.solved.values(), start)
         self.starts.record(plain, result.x, self.index > 0 and result.success)
         rig.apply(result)
         channels = rig.channels(self.previous)

@@ -44,22 +44,29 @@ def kind(con: bpy.types.Constraint) -> str:
     return KINDS.get(con.type) or con.type.replace("_", " ").title()
 
 
-def interfering(obj: bpy.types.Object, bone: str) -> list[str]:
+def interfering(obj: bpy.types.Object, bone: str, root: str | None = None) -> list[str]:
     """One line per bone constraint that moves ``bone`` after the solve writes the pose.
 
     Every enabled constraint on the bone and its parents that :func:`modelled` does not
     cover, e.g. ``"bone 'b1': Copy Rotation 'Copy Rotation' (influence 0.5)"``, parents
     last. The solve measures such a chain on Blender's pose and runs correction passes.
-    An unknown bone gives no line.
+    Above the chain's topmost bone ``root`` (None: the chain goes up to the armature's root)
+    a constrained bone is read where Blender evaluates it (:mod:`.rig_evaluated`), so only a
+    bone there that does not inherit its parent's rotation (its channels are read) gives
+    lines. An unknown bone gives no line.
     """
-    if bone not in armature_data(obj).bones:
+    bones = armature_data(obj).bones
+    if bone not in bones:
         return []
     lines = []
+    above = False  # past the chain's topmost bone
     for name in _chain(obj, bone):
-        for con in obj.pose.bones[name].constraints:
+        read = above and (bones[name].use_inherit_rotation or bones[name].parent is None)
+        for con in () if read else obj.pose.bones[name].constraints:
             if not modelled(con):
                 share = f" (influence {con.influence:g})" if con.influence < 1.0 else ""
                 lines.append(f"bone '{name}': {kind(con)} '{con.name}'{share}")
+        above = above or name == root
     return lines
 
 

@@ -29,6 +29,7 @@ from .pole_start import start_at_poles
 from .report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
 from .restore import POSE_PROPERTIES
 from .rig import BoneChannels
+from .swing_refine import solve_refined
 
 if TYPE_CHECKING:
     from .session import RigSession
@@ -185,7 +186,7 @@ class FrameSolve:
         rig = session.rig
         session.prepare()
         start_at_poles(rig)  # converted pole chains start where Blender's IK starts
-        first = self._evaluate(session.solver.solve(rig.initial()))
+        first = self._evaluate(self._solve())
         self._started = True
         modelled = first.result.residuals
         counted = [c.weight > 0.0 for c in rig.constraints]
@@ -212,6 +213,11 @@ class FrameSolve:
         self._iterations += result.nit
         self._seconds += result.time
         return _Pass(result, channels, measured)
+
+    def _solve(self) -> solver.IKResult:
+        """Solve from the rig's start, refining the swing polygons that hold the pose."""
+        session = self.session
+        return solve_refined(session.solver, session.rig.solved.values(), session.rig.initial())
 
     def _disagrees(self, measured: MeasuredResidual, modelled: solver.Residual) -> bool:
         """Measured and modelled residuals differ by more than the tolerance (a distance in
@@ -249,7 +255,7 @@ class FrameSolve:
                     frame = frames[spec.effector_segment]
                     corrector.retarget(rig, spec, last.measured[i], frame, depsgraph)
                 rig.push_rest()
-                last = self._evaluate(session.solver.solve(rig.initial()))
+                last = self._evaluate(self._solve())
                 self.passes += 1
                 if last.score(tol, angle_tol, counted) < best.score(tol, angle_tol, counted):
                     best, stalled = last, 0

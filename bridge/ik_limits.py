@@ -43,12 +43,21 @@ if TYPE_CHECKING:  # the figure is passed in: this module stays importable on it
 POLYGON_TOLERANCE = 5e-4
 #: Points on the boundary of the swing region the polygon's vertices are chosen from.
 OUTLINE_SAMPLES = 1024
-#: Ellipse excess the polygon's edges keep from Blender's boundary (single precision there).
-MARGIN = 1e-6
+#: Distance (``sin`` units of ``sx``, ``sz``) the polygon's edges keep inside Blender's
+#: ellipse: Blender tests its single-precision matrix, whose rounding moves ``(sx, sz)`` by
+#: about 1e-7 (a margin in ellipse excess instead was too small on narrow limits, where
+#: Blender's IK then clamped a pose on the polygon, and too large on wide ones).
+MARGIN = 4e-7
 #: Points checked along each polygon edge against Blender's ellipse.
 EDGE_SAMPLES = 16
 #: Blender treats a quadrant limit below this (``sin`` of half the angle) as zero.
 FUZZY = 1e-20
+#: A polygon refined around a point (:func:`swing_polygon`'s ``focus``): within each radius
+#: (radians, in ``(a, b)``) of the point, Blender's boundary is at most that gap (radians)
+#: outside the polygon; elsewhere :data:`POLYGON_TOLERANCE`.
+FOCUS_TIERS = ((0.25, 2e-5), (0.025, 2e-7))
+#: Extra outline samples (per edge) across the widest focus radius.
+FOCUS_SAMPLES = 8192
 
 X, Y, Z = 0, 1, 2
 
@@ -79,6 +88,7 @@ class LimitJoints:
     upper: np.ndarray  # (n_params,) radians
     rows: np.ndarray  # (k, n_params): rows @ p <= rhs, the swing polygon
     rhs: np.ndarray  # (k,)
+    limits: Limits | None = None  # the bone's limits, where the polygon has rows
 
     @property
     def grouped(self) -> bool:
@@ -192,7 +202,8 @@ def limit_joints(limits: Limits) -> LimitJoints:
         param_axes = (X, Z, Y)
         lower, upper = np.append(lower, lo[Y]), np.append(upper, hi[Y])
         rows = np.hstack([rows, np.zeros((len(rows), 1))])
-    return LimitJoints(kind, axes, coupling, param_axes, lower, upper, rows, rhs)
+    polygon_limits = limits if len(rows) else None
+    return LimitJoints(kind, axes, coupling, param_axes, lower, upper, rows, rhs, polygon_limits)
 
 
 def rotation_of(plan: LimitJoints, params: np.ndarray) -> np.ndarray:
@@ -258,19 +269,32 @@ def _to_swing(params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.sin(0.5 * a), np.cos(0.5 * a) * np.sin(0.5 * b)
 
 
-def swing_outline(limits: Limits, samples: int = OUTLINE_SAMPLES) -> np.ndarray:
+def _cosine_spaced(lo: float, hi: float, samples: int) -> np.ndarray:
+    """``samples`` values from ``lo`` to ``hi``, denser towards both ends."""
+    return lo + (hi - lo) * 0.5 * (1.0 - np.cos(np.linspace(0.0, np.pi, samples)))
+
+
+def swing_outline(
+    limits: Limits, samples: int = OUTLINE_SAMPLES, focus: np.ndarray | None = None
+) -> np.ndarray:
     """Points ``(n, 2)`` of ``(a, b)`` on the boundary of Blender's swing region, in order.
 
     In ``Rz(b/2) Rx(a) Rz(b/2)`` the region is ``min_x <= a <= max_x`` and, with
     ``sx = sin(a/2)`` and the quadrant's semi-axes, ``|sin(b/2)| <= b_q sqrt(1 - (sx/a_q)^2)
     / cos(a/2)``: the lower edge from ``min_x`` to ``max_x``, then the upper edge back
     (counter-clockwise).
-    Samples are denser towards the ends of the ``a`` range, where the edge bends most.
+    Samples are denser towards the ends of the ``a`` range, where the edge bends most, and,
+    with a ``focus`` point ``(a, b)``, :data:`FOCUS_SAMPLES` more within the widest
+    :data:`FOCUS_TIERS` radius of its ``a``.
     """
     xn, xp = quadrant_limits(limits.lower[X], limits.upper[X])
     zn, zp = quadrant_limits(limits.lower[Z], limits.upper[Z])
     lo, hi = -2.0 * np.arcsin(xn), 2.0 * np.arcsin(xp)
-    a = lo + (hi - lo) * 0.5 * (1.0 - np.cos(np.linspace(0.0, np.pi, samples)))
+    a = _cosine_spaced(lo, hi, samples)
+    if focus is not None:
+        radius = max(r for r, _gap in FOCUS_TIERS)
+        near = np.clip([focus[0] - radius, focus[0] + radius], lo, hi)
+        a = np.unique(np.concatenate([a, _cosine_spaced(near[0], near[1], FOCUS_SAMPLES)]))
     sx = np.sin(0.5 * a)
     semi = np.where(a >= 0.0, xp, xn)
     ratio = np.divide(sx, semi, out=np.zeros_like(sx), where=np.abs(semi) > FUZZY)
@@ -280,8 +304,12 @@ def swing_outline(limits: Limits, samples: int = OUTLINE_SAMPLES) -> np.ndarray:
     return np.concatenate([np.stack([a, bottom], 1), np.stack([a, top], 1)[::-1]])
 
 
-def _simplify(points: np.ndarray, tolerance: float) -> list[int]:
-    """Indices of a closed outline's vertices that keep every point within ``tolerance``."""
+def _simplify(points: np.ndarray, tolerance: float | np.ndarray) -> list[int]:
+    """Indices of a closed outline's vertices that keep every point within its tolerance.
+
+    ``tolerance``: radians, one for all points or ``(n,)``, one per point.
+    """
+    allowed = np.broadcast_to(np.asarray(tolerance, dtype=float), (len(points),))
     n = len(points)
     keep = {0, n // 2 - 1, n // 2, n - 1}  # the ends of the lower and upper edges
     stack = sorted(keep)
@@ -299,8 +327,9 @@ def _simplify(points: np.ndarray, tolerance: float) -> list[int]:
             dist = np.hypot(rel[:, 0], rel[:, 1])
         else:
             dist = np.abs(rel[:, 0] * d[1] - rel[:, 1] * d[0]) / length
-        k = int(np.argmax(dist))
-        if dist[k] > tolerance:
+        excess = dist - allowed[inner]
+        k = int(np.argmax(excess))
+        if excess[k] > 0.0:
             m = i + 1 + k
             keep.add(m % n)
             arcs += [(i, m), (m, j)]
@@ -322,29 +351,41 @@ def _cached_polygon(
 def _passes(points: np.ndarray, limits: Limits) -> bool:
     """Whether ``(a, b)`` points ``(n, 2)`` are inside the ellipse by :data:`MARGIN`.
 
-    Points on a zero limit (Blender's box: ``sz == 0`` for ``max_z == 0``) are exactly on
-    it, which the box test accepts, so they are held to ``<= 0``.
+    The excess ``(x/a)^2 + (z/b)^2 - 1`` grows by at most ``2 d / min(a, b)`` when ``(x, z)``
+    moves ``d`` outwards, so an excess of ``-2 MARGIN / min(a, b)`` keeps the point that far
+    inside. Points on a zero limit (Blender's box: ``sz == 0`` for ``max_z == 0``) are
+    exactly on it, which the box test accepts, so they are held to ``<= 0``.
     """
     sx, sz = _to_swing(points)
     excess = ellipse_excess(sx, sz, limits)
+    xn, xp = quadrant_limits(limits.lower[X], limits.upper[X])
+    zn, zp = quadrant_limits(limits.lower[Z], limits.upper[Z])
+    semi = np.minimum(np.where(sx < 0.0, xn, xp), np.where(sz < 0.0, zn, zp))
+    margin = 2.0 * MARGIN / np.maximum(semi, FUZZY)
     on_zero_limit = (np.abs(sx) < FUZZY) | (np.abs(sz) < FUZZY)
-    return bool(np.all(np.where(on_zero_limit, excess <= 0.0, excess <= -MARGIN)))
+    return bool(np.all(np.where(on_zero_limit, excess <= 0.0, excess <= -margin)))
 
 
 def swing_polygon(
-    limits: Limits, tolerance: float = POLYGON_TOLERANCE
+    limits: Limits, tolerance: float = POLYGON_TOLERANCE, focus: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Rows ``(k, 2)`` and ``rhs`` ``(k,)``: a convex polygon in ``(a, b)`` inside the region.
 
     ``rows @ (a, b) <= rhs``. Vertices are points of :func:`swing_outline`, chosen so that no
-    outline point lies more than ``tolerance`` radians outside the polygon; the region is
+    outline point lies more than ``tolerance`` radians outside the polygon (with a ``focus``
+    point ``(a, b)``, the smaller gaps of :data:`FOCUS_TIERS` near it); the region is
     convex, so the polygon is inscribed. As a guard, the polygon is shrunk towards the
     origin until :data:`EDGE_SAMPLES` points on every edge pass Blender's own ellipse test.
     A region of zero area (both X or both Z limits zero) needs no rows: the bounds on ``a``
     and ``b`` are exact there.
     """
-    outline = swing_outline(limits)
-    corners = outline[_simplify(outline, tolerance)]
+    outline = swing_outline(limits, focus=focus)
+    allowed = np.full(len(outline), float(tolerance))
+    if focus is not None:
+        distance = np.hypot(outline[:, 0] - focus[0], outline[:, 1] - focus[1])
+        for radius, gap in FOCUS_TIERS:
+            allowed[distance <= radius] = np.minimum(allowed[distance <= radius], gap)
+    corners = outline[_simplify(outline, allowed)]
     edges = np.roll(corners, -1, axis=0) - corners
     area = 0.5 * float(np.sum(corners[:, 0] * edges[:, 1] - corners[:, 1] * edges[:, 0]))
     if area < 1e-9:
@@ -400,11 +441,36 @@ def add_to_figure(
                 [float(stiffness[axis]) for axis in plan.param_axes],
             )
         )  # fmt: skip
-    for row, rhs in zip(plan.rows, plan.rhs, strict=True):
+    add_polygon_rows(fig, segment, plan, names, plan.rows, plan.rhs)
+    return joints, coordinates
+
+
+def polygon_label(segment: str) -> str:
+    """The label of ``segment``'s swing-polygon rows in the figure."""
+    return f"{segment} IK limit ellipse"
+
+
+def add_polygon_rows(
+    fig: solver.Figure,
+    segment: str,
+    plan: LimitJoints,
+    joints: list[str],
+    rows: np.ndarray,
+    rhs: np.ndarray,
+) -> None:
+    """Add ``rows @ p <= rhs`` on ``plan``'s parameters ``p`` as rows on its ``joints``.
+
+    Args:
+        fig: the figure holding the joints.
+        segment: the bone's segment name (for the label, :func:`polygon_label`).
+        plan: the bone's plan, :func:`limit_joints`.
+        joints: its joint names in product order (``add_to_figure``'s joints).
+        rows: (k, n_params) row coefficients; rhs: (k,) radians.
+    """
+    for row, bound in zip(rows, rhs, strict=True):
         coeffs: dict[str, float] = {}
         for k, c in enumerate(row):
             if c != 0.0:
                 j, factor = plan.param_joint(k)
-                coeffs[names[j]] = coeffs.get(names[j], 0.0) + c * factor
-        fig.add_linear_constraint(coeffs, upper=float(rhs), label=f"{segment} IK limit ellipse")
-    return joints, coordinates
+                coeffs[joints[j]] = coeffs.get(joints[j], 0.0) + c * factor
+        fig.add_linear_constraint(coeffs, upper=float(bound), label=polygon_label(segment))

@@ -53,6 +53,7 @@ import numpy as np
 from .. import solver
 from . import ik_limits, rotations
 from .object_frame import armature_space, check_carried, object_frame
+from .rig_evaluated import constrained_still_bones, evaluated_basis
 from .rig_freedom import check_chains_move
 from .rig_goals import ConstraintSpec, GoalBinding, build_constraints
 from .rig_joints import (
@@ -139,6 +140,8 @@ class Rig:
             if solved_too and info is not None and info.stretch is not None:
                 inherited = parent_stretch(self.obj, name, self.stretch, self.solved)
                 self.stretch[name] = max(float(pose[name].scale[1]) * inherited, MIN_STRETCH)
+        for name in constrained_still_bones(self.obj, self.bones, self.solved):
+            self.rotation[name], self.location[name] = evaluated_basis(self.obj, name)
 
     def _set_rest(self, segment: str, translation: np.ndarray | None, rotation: np.ndarray) -> None:
         """``Figure.set_rest`` unless the segment already has exactly this rest transform."""

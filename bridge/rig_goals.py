@@ -286,6 +286,17 @@ def _chain(
     return chain, chain[-1]
 
 
+def chain_top(arm: bpy.types.Object, item: ReachConstraint) -> str | None:
+    """The topmost bone of an item's chain, or None when its bone or chain root is not a bone
+    of ``arm`` (or the root is not above the bone)."""
+    if item.bone not in armature_data(arm).bones:
+        return None
+    try:
+        return _chain(arm, item, ValueError)[1]
+    except ValueError:
+        return None
+
+
 def _validate(
     arm: bpy.types.Object, item: ReachConstraint, error: Callable[[str], Exception]
 ) -> None:

@@ -11,6 +11,7 @@ from ..bridge.bake import BakeReport
 from ..bridge.diagnose import interfering, target_links
 from ..bridge.live import live_error
 from ..bridge.report import FrameReport, residual_text
+from ..bridge.rig_goals import chain_top
 from ..bridge.settings import armature_data, bone_settings_of, settings_of
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: Reach
         box.prop_search(item, "chain_root", obj.data, "bones")
     elif item.chain_mode == "LENGTH":
         box.prop(item, "chain_length")
-    lines = interfering(obj, item.bone) + target_links(obj, item.target)
+    lines = interfering(obj, item.bone, chain_top(obj, item)) + target_links(obj, item.target)
     if lines:  # drawn from the rig itself: there whether or not a solve has run
         col = box.column(align=True)
         col.label(text="Not modelled (measured, then corrected):", icon="ERROR")

@@ -271,6 +271,21 @@ class Figure:
         self._linear.append(LinearConstraint(text, coeffs, lo, hi))
         self._touch()
 
+    def remove_linear_constraints(self, label: str) -> int:
+        """Remove every linear constraint labelled ``label``; returns how many were removed.
+
+        With :meth:`add_linear_constraint` this replaces a polygonal limit (e.g. a finer
+        polygon where a solve stopped on it); assembled problems are rebuilt.
+        """
+        if not isinstance(label, str):
+            raise InvalidInputError(f"linear constraint label must be a string, got {label!r}")
+        kept = [c for c in self._linear if c.label != label]
+        removed = len(self._linear) - len(kept)
+        if removed:
+            self._linear = kept
+            self._touch()
+        return removed
+
     def add_equality(
         self, coefficients: Mapping[str, float], value: float, label: str | None = None
     ) -> None:

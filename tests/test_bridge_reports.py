@@ -122,6 +122,24 @@ def test_interfering_lists_every_unmodelled_constraint_of_the_chain() -> None:
     assert diagnose.interfering(obj, "missing") == []
 
 
+def test_interfering_above_the_chain_only_where_channels_are_read() -> None:
+    """Above the chain's top bone a constrained bone is read where Blender evaluates it; one
+    that does not inherit rotation keeps its channels, so its constraint still interferes."""
+    track = _constraint("DAMPED_TRACK", name="Track")
+    copy = _constraint("COPY_SCALE", name="Size")
+    obj, _spec, _target = _rig({"b2": [copy], "b1": [track], "b0": [track]})
+    assert diagnose.interfering(obj, "b2", "b2") == ["bone 'b2': Copy Scale 'Size'"]
+    assert diagnose.interfering(obj, "b2", "b1") == [
+        "bone 'b2': Copy Scale 'Size'",
+        "bone 'b1': Damped Track 'Track'",
+    ]
+    obj, _spec, _target = _rig({"b2": [copy], "b1": [track]}, b1={"inherit": False})
+    assert diagnose.interfering(obj, "b2", "b2") == [
+        "bone 'b2': Copy Scale 'Size'",
+        "bone 'b1': Damped Track 'Track'",
+    ]
+
+
 def test_explain_drivers_inheritance_and_targets() -> None:
     obj, spec, _target = _rig(drivers=('pose.bones["b1"].rotation_euler',))
     assert diagnose.explain(obj, spec) == (

@@ -165,3 +165,82 @@ def test_a_start_on_a_zero_limit_costs_no_more_iterations_than_one_inside(point:
     result = ik_solver.solve(np.zeros(len(fig.coordinate_names)))
     assert result.success
     assert result.nit <= 12
+
+
+@pytest.mark.parametrize(("lower", "upper"), LIMIT_SETS[:4])
+@pytest.mark.parametrize("at", [0.1, 0.4, 0.8])
+def test_a_polygon_refined_around_a_point_stays_inscribed_and_hugs_it(
+    lower: tuple, upper: tuple, at: float
+) -> None:
+    lim = limits(lower, upper)
+    outline = ik.swing_outline(lim, 20000)  # finer than the polygon's own samples
+    focus = outline[int(at * len(outline))]
+    rows, rhs = ik.swing_polygon(lim, focus=focus)
+    rng = np.random.default_rng(7)
+    points = rng.uniform(-math.pi, math.pi, (40000, 2))
+    inside = points[np.all(points @ rows.T <= rhs, axis=1)]
+    assert ik.ellipse_excess(*ik._to_swing(inside), lim).max() <= 0.0
+    corners = _vertices(rows, rhs)
+    assert ik.ellipse_excess(*ik._to_swing(corners), lim).max() <= 0.0
+    gaps = (outline @ rows.T - rhs).max(axis=1)  # > 0: that boundary point is outside
+    near = np.hypot(*(outline - focus).T)
+    (radius, gap), (fine_radius, _fine_gap) = ik.FOCUS_TIERS
+    # the finest tier's gap plus the guard's shrink (MARGIN, scaled towards the rest pose):
+    # at most 7.6e-6 rad on these limits, against 5e-4 before the refinement
+    assert gaps[near <= fine_radius].max() < 1e-5
+    assert gaps[near <= radius].max() < 2 * gap
+    assert gaps.max() < 3 * ik.POLYGON_TOLERANCE
+
+
+def _vertices(rows: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Intersections (k, 2) of consecutive rows of a polygon listed in boundary order."""
+    nxt = np.roll(np.arange(len(rows)), -1)
+    out = []
+    for i, j in zip(range(len(rows)), nxt, strict=True):
+        m = np.array([rows[i], rows[j]])
+        if abs(np.linalg.det(m)) > 1e-12:
+            out.append(np.linalg.solve(m, [rhs[i], rhs[j]]))
+    return np.array(out)
+
+
+def _diagonal_chain() -> tuple[object, list, np.ndarray]:
+    """Three unit bones with +-30 degree IK limits, and the tip of every bone swung to the
+    ellipse's diagonal ``sx = sz = -sin(15 degrees) / sqrt(2)`` (where Blender's IK stops
+    when pulled far that way: measured in ``tests/blender/test_ik_limits_meaning.py``)."""
+    swing_rig = bridge_module("rig_joints")
+    lim = limits((-30, -10, -30), (30, 10, 30))
+    fig = solver.Figure()
+    bones = []
+    for k in range(3):
+        name = f"b{k}"
+        fig.add_segment(name, None if k == 0 else f"b{k - 1}", (0.0, 1.0 if k else 0.0, 0.0))
+        plan = ik.limit_joints(lim)
+        bone = swing_rig.SolvedBone(name, swing_rig.IK_SEGMENT, "QUATERNION", segment=plan)
+        bone.rotation_joints, bone.coordinates = ik.add_to_figure(fig, name, plan, np.zeros(3))
+        bones.append(bone)
+    fig.add_segment("tip", "b2", (0.0, 1.0, 0.0))
+    s = -math.sin(math.radians(15.0)) / math.sqrt(2.0)
+    swing = quaternion_matrix(np.array([math.sqrt(1.0 - 2.0 * s * s), s, 0.0, s]))
+    params = np.tile(ik.params_of(bones[0].segment, swing), 3)
+    assert ik.ellipse_excess(s, s, lim) == pytest.approx(0.0, abs=1e-12)  # on the ellipse
+    return fig, bones, fig.forward(params)["tip"][:3, 3]
+
+
+def test_a_solve_held_by_the_polygon_is_refined_onto_the_ellipse() -> None:
+    refine = bridge_module("swing_refine")
+    fig, bones, point = _diagonal_chain()
+    goal = solver.Constraint(solver.EndEffector("tip"), solver.PositionGoal(point))
+    options = {"tolerance": 5e-6, "restarts": 0, "time_limit": None}
+    coarse = solver.Solver(fig, [goal], **options).solve(np.zeros(9))
+    coarse_miss = np.linalg.norm(fig.forward(coarse.x)["tip"][:3, 3] - point)
+    assert coarse_miss > 5e-5  # the polygon's gap (8.3e-5 measured)
+    ik_solver = solver.Solver(fig, [goal], **options)
+    result = refine.solve_refined(ik_solver, bones, np.zeros(9))
+    miss = np.linalg.norm(fig.forward(result.x)["tip"][:3, 3] - point)
+    assert miss < 1e-5, (coarse_miss, miss)
+    assert result.nit > coarse.nit  # the refinement's iterations are counted
+    # still inside Blender's limits: every bone's swing
+    for bone in bones:
+        values = [result.x[fig.coordinate_names.index(c)] for c in bone.coordinates]
+        sx, sz, _twist = ik.swing_twist(ik.rotation_of(bone.segment, np.array(values)))
+        assert ik.ellipse_excess(sx, sz, bone.segment.limits) <= 0.0

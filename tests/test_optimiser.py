@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from solver import (
     Constraint,
     EndEffector,
+    Figure,
+    InvalidInputError,
     PositionGoal,
     Solver,
     Status,
@@ -290,3 +292,21 @@ def test_no_hessian_is_built_after_the_goal_is_met() -> None:
     # One seed at the start and one per re-seed; none at the final, goal-meeting point.
     assert len(seeds) == 1 + outcome.reseeds
     assert seeds[-1] > outcome.evaluation.f
+
+
+def test_removing_a_polygon_replaces_it_in_the_next_solve() -> None:
+    """Rows removed by label no longer hold the pose; the solver re-assembles."""
+    fig = Figure()
+    fig.add_segment("arm")
+    fig.add_revolute("arm", "z", name="hinge")
+    fig.add_segment("tip", "arm", (1.0, 0.0, 0.0))
+    fig.add_linear_constraint({"hinge": 1.0}, upper=0.2, label="stop")
+    fig.add_linear_constraint({"hinge": -1.0}, upper=0.2, label="stop")
+    target = (np.cos(0.5), np.sin(0.5), 0.0)
+    ik = Solver(fig, [Constraint(EndEffector("tip"), PositionGoal(target))])
+    assert ik.solve(np.zeros(1)).x == pytest.approx([0.2])
+    assert fig.remove_linear_constraints("stop") == 2
+    assert fig.remove_linear_constraints("stop") == 0
+    assert ik.solve(np.zeros(1)).x == pytest.approx([0.5], abs=1e-5)
+    with pytest.raises(InvalidInputError, match="label"):
+        fig.remove_linear_constraints(3)  # type: ignore[arg-type]

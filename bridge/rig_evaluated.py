@@ -1,0 +1,70 @@
+"""Bones the solve does not move but Blender's constraints place: their evaluated pose as
+pose channels.
+
+The figure composes every bone from its parent, its rest offset and its pose channels (see
+:mod:`.rig`). A bone constraint on a bone the solve does not move (Rigify turns the bone above
+each IK chain with a Damped Track towards the foot's target) puts that bone where its channels
+do not say; a chain below it then starts from the wrong place, and a bake, which runs no
+correction pass, misses on playback (0.24 units on a Rigify leg). For such a bone the rotation
+and location are read from the pose Blender evaluated instead, as the basis that gives it:
+``basis = offset^-1 @ parent_pose^-1 @ pose`` (armature space; ``offset`` is the rest offset
+from the parent, for a root bone its rest matrix). Bones that do not inherit their parent's
+rotation keep their channels (their rest is composed differently).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Iterable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .settings import armature_data
+
+if TYPE_CHECKING:
+    import bpy
+
+
+def constrained_still_bones(
+    obj: bpy.types.Object, names: Iterable[str], solved: Container[str]
+) -> list[str]:
+    """The bones of ``names`` (parents first) that no bone of ``solved`` moves and that carry
+    an enabled bone constraint (not muted, influence above 0), parents first."""
+    bones = armature_data(obj).bones
+    out = []
+    for name in names:
+        bone = bones[name]
+        if not bone.use_inherit_rotation and bone.parent is not None:
+            continue
+        above = bone
+        moved = False
+        while above is not None:
+            if above.name in solved:
+                moved = True
+                break
+            above = above.parent
+        if moved:
+            continue
+        if any(not c.mute and c.influence > 0.0 for c in obj.pose.bones[name].constraints):
+            out.append(name)
+    return out
+
+
+def evaluated_basis(obj: bpy.types.Object, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Rotation (3, 3) and location (3,) (armature units) that, as bone ``name``'s pose
+    channels, give the pose matrix Blender last evaluated for it (scale removed)."""
+    bone = armature_data(obj).bones[name]
+    pose = np.array(obj.pose.bones[name].matrix, dtype=float)
+    rest = np.array(bone.matrix_local, dtype=float)
+    if bone.parent is None:
+        frame = rest
+    else:
+        parent_pose = np.array(obj.pose.bones[bone.parent.name].matrix, dtype=float)
+        parent_rest = np.array(bone.parent.matrix_local, dtype=float)
+        frame = parent_pose @ np.linalg.inv(parent_rest) @ rest
+    basis = np.linalg.inv(frame) @ pose
+    u, _s, vt = np.linalg.svd(basis[:3, :3])  # the nearest rotation: drops scale and noise
+    rotation = u @ vt
+    if np.linalg.det(rotation) < 0.0:
+        rotation = u @ np.diag([1.0, 1.0, -1.0]) @ vt
+    return rotation, basis[:3, 3].copy()
