@@ -338,7 +338,7 @@ class BakeJob:
         for spec in self.rig.specs:
             measured, modelled = self.measured.get(spec.name), self.modelled.get(spec.name)
             if measured and modelled and modelled[2] and not measured[2]:
-                out[spec.name] = explain(self.obj, spec)
+                out[spec.name] = explain(self.obj, spec, self.rig.solved)
         return out
 
 

@@ -9,9 +9,11 @@ figure cannot express (:mod:`.rig_scale`), and a target that hangs off the armat
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import TYPE_CHECKING
 
 from .carried import constraint_link
+from .rig_evaluated import constrained_still_bones
 from .rig_goals import ConstraintSpec
 from .rig_scale import scale_reason
 from .settings import armature_data
@@ -191,19 +193,28 @@ def _target_reason(obj: bpy.types.Object, spec: ConstraintSpec) -> str:
     return ""
 
 
-def explain(obj: bpy.types.Object, spec: ConstraintSpec) -> str:
+def explain(
+    obj: bpy.types.Object, spec: ConstraintSpec, solved: Container[str] | None = None
+) -> str:
     """One line saying what in the rig makes Blender's pose differ from the model.
 
     Args:
         obj: the armature object.
         spec: the constraint whose measured residual disagrees with the modelled one.
+        solved: the bones the solve moves. A constrained bone none of them moves is read
+            where Blender evaluates it (:mod:`.rig_evaluated`), so it is not a cause; None:
+            every bone of the chain is considered.
 
     Returns:
         The first cause found (a bone constraint, a driver, pose scale the model cannot
         express, a target that moves with the armature), or :data:`UNKNOWN`.
     """
     driven = _driven_bones(obj)
-    for name in _chain(obj, spec.bone):
+    chain = _chain(obj, spec.bone)
+    read = set() if solved is None else set(constrained_still_bones(obj, chain, solved))
+    for name in chain:
+        if name in read:
+            continue
         reason = _bone_reason(obj, name, driven)
         if reason:
             return reason

@@ -301,9 +301,9 @@ class FrameSolve:
             if rig.constraints[i].weight == 0.0:
                 reason = WEIGHT_ZERO
             elif i in wrong and not m.satisfied:
-                reason = explain(obj, rig.specs[i])
+                reason = explain(obj, rig.specs[i], rig.solved)
             elif i in wrong:
-                reason = f"reached after correction ({explain(obj, rig.specs[i])})"
+                reason = f"reached after correction ({explain(obj, rig.specs[i], rig.solved)})"
             outcomes.append(ConstraintOutcome(m, r.distance, r.angle, reason))
         counted = [o for o, c in zip(outcomes, rig.constraints, strict=True) if c.weight > 0.0]
         satisfied = all(o.satisfied for o in counted)

@@ -140,6 +140,17 @@ def test_interfering_above_the_chain_only_where_channels_are_read() -> None:
     ]
 
 
+def test_explain_leaves_out_constrained_bones_the_solve_does_not_move() -> None:
+    """Defect: a Damped Track on the bone above the chain (Rigify's) was named as the cause of
+    a miss, though such a bone is read where Blender evaluates it."""
+    track = _constraint("DAMPED_TRACK", name="Track")
+    obj, spec, _target = _rig({"b1": [track]})
+    assert diagnose.explain(obj, spec, {"b2"}) == diagnose.UNKNOWN
+    assert "bone 'b1' has a Damped Track" in diagnose.explain(obj, spec, {"b1", "b2"})
+    obj, spec, _target = _rig({"b1": [track]}, b1={"inherit": False})  # channels read
+    assert "bone 'b1' has a Damped Track" in diagnose.explain(obj, spec, {"b2"})
+
+
 def test_explain_drivers_inheritance_and_targets() -> None:
     obj, spec, _target = _rig(drivers=('pose.bones["b1"].rotation_euler',))
     assert diagnose.explain(obj, spec) == (
