@@ -2,8 +2,8 @@
 
 ``python -m bench.optimizer_strategies [--quick]`` writes ``bench/OPTIMIZER_SCALING.md``:
 
-1. Solve rate, iterations and evaluations of ``hessian="bfgs"`` (the Appendix as
-   written) and ``hessian="gauss-newton-hybrid"`` on the benchmark's chains
+1. Solve rate, iterations and evaluations of ``method="bfgs"`` (the Appendix as
+   written) and ``method="gauss-newton-hybrid"`` on the benchmark's chains
    (position goals) and the 7-DOF arm (full pose), TRAC-IK's protocol: targets from
    random in-limit angles, each solved once from the mid-range pose, no restarts.
 2. Time per iteration at n = 10, 30, 100, 300 links, split into the objective +
@@ -68,7 +68,7 @@ def _solver(chain: SerialChain, orientation: bool, hessian: str, max_iterations:
         tolerance=TOLERANCE,
         angle_tolerance=ANGLE_TOLERANCE,
         max_iterations=max_iterations,
-        hessian=hessian,
+        method=hessian,
         restarts=0,  # one optimiser run per target: the strategies, not the search
         time_limit=None,
     )

@@ -405,7 +405,7 @@ def solver_options(settings: ReachSettings) -> dict[str, Any]:
         "tolerance": SOLVE_MARGIN * settings.tolerance,
         "angle_tolerance": SOLVE_MARGIN * settings.angle_tolerance,
         "max_iterations": settings.max_iterations,
-        "hessian": settings.hessian,
+        "method": settings.method,
     }
 
 

@@ -1,7 +1,7 @@
 """Reach IK's add-on preferences (*Edit › Preferences › Add-ons › Reach IK*).
 
 What they hold: the sidebar tab the panels live in, the defaults a new armature's Reach
-settings start from (Hessian strategy, distance and angle tolerance), the time budget of one
+settings start from (solve method, distance and angle tolerance), the time budget of one
 live-posing update, and the overlay's colours. Everything else reads them through the
 functions here, never through ``context.preferences`` directly.
 """
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, cast
 import bpy
 from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty, StringProperty
 
-from .properties import HESSIANS, angle_tolerance_property, tolerance_property
+from .properties import METHODS, angle_tolerance_property, tolerance_property
 
 if TYPE_CHECKING:
     from .properties import ReachSettings
@@ -30,7 +30,7 @@ UNSOLVED_COLOR = (0.85, 0.85, 0.85, 1.0)
 
 #: Settings a new armature takes from the preferences: ReachSettings name -> preference name.
 SETTING_DEFAULTS = (
-    ("hessian", "hessian"),
+    ("method", "method"),
     ("tolerance", "tolerance"),
     ("angle_tolerance", "angle_tolerance"),
 )
@@ -60,10 +60,10 @@ class ReachPreferences(bpy.types.AddonPreferences):
         default=DEFAULT_CATEGORY,
         update=_category_changed,
     )
-    hessian: EnumProperty(
-        name="Default Hessian",
-        description="Hessian strategy of armatures that get their first Reach constraint",
-        items=HESSIANS,
+    method: EnumProperty(
+        name="Default Method",
+        description="Solve method of armatures that get their first Reach constraint",
+        items=METHODS,
         default="gauss-newton-hybrid",
     )
     tolerance: tolerance_property("Default Tolerance")
@@ -83,7 +83,7 @@ class ReachPreferences(bpy.types.AddonPreferences):
         layout = self.layout
         layout.prop(self, "category")
         col = layout.column(heading="New Rigs")
-        col.prop(self, "hessian")
+        col.prop(self, "method")
         col.prop(self, "tolerance")
         col.prop(self, "angle_tolerance")
         layout.prop(self, "time_budget")

@@ -53,7 +53,7 @@ GOAL_TYPES = (
         "Keep the end-effector on the side of the target's plane its axis points to",
     ),
 )
-HESSIANS = (
+METHODS = (
     (
         "gauss-newton-hybrid",
         "Gauss-Newton Hybrid",
@@ -257,11 +257,11 @@ class ReachSettings(bpy.types.PropertyGroup):
     max_iterations: IntProperty(
         override=OVERRIDABLE, name="Iteration Limit", default=200, min=1, soft_max=5000
     )
-    hessian: EnumProperty(
+    method: EnumProperty(
         override=OVERRIDABLE,
-        name="Hessian",
-        description="How the optimiser builds its inverse Hessian",
-        items=HESSIANS,
+        name="Method",
+        description="How the solver minimises the constraints' error",
+        items=METHODS,
         default="gauss-newton-hybrid",
     )
     use_root_translation: BoolProperty(

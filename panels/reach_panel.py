@@ -160,7 +160,7 @@ class REACH_PT_settings(_ReachPanel):
     def draw(self, context: bpy.types.Context) -> None:
         settings = settings_of(_active_armature(context))
         layout = self.layout
-        layout.prop(settings, "hessian")
+        layout.prop(settings, "method")
         layout.prop(settings, "tolerance")
         layout.prop(settings, "angle_tolerance")
         layout.prop(settings, "max_iterations")

@@ -7,7 +7,7 @@ numpy or builtin exception.
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -47,6 +47,18 @@ def non_negative_number(value: object, what: str) -> float:
     if number < 0.0:
         raise InvalidInputError(f"{what} must be >= 0, got {number}")
     return number
+
+
+def optional(check: Callable[[object, str], float], value: object, what: str) -> float | None:
+    """``check(value, what)``, or None for None."""
+    return None if value is None else check(value, what)
+
+
+def flag(value: object, what: str) -> bool:
+    """``value`` if it is a bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidInputError(f"{what} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def count(value: object, what: str) -> int:

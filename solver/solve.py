@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import Unpack
 
 import numpy as np
 
-from ._checks import count, non_negative_number, positive_number
+from ._checks import count, flag, non_negative_number, optional, positive_number
 from .constraint import Constraint, constraint_list
 from .errors import InvalidInputError
 from .figure import Figure
 from .linear import LinearSystem, coordinate_system, project
-from .optimizer import HESSIANS, HessianStrategy, Outcome, Status, make_strategy, minimize
+from .methods import METHODS, Method, MethodOptions, make_method
+from .optimizer import Outcome, Status
+from .options import SolverOptions
 from .problem import Problem
 from .restarts import StartSampler, better
 from .result import IKResult, Residual, stop_message
@@ -44,7 +47,9 @@ class Solver:
             characteristic length (:func:`solver.scale.characteristic_length`).
         angle_tolerance: angle (degrees) within which a goal counts as reached.
         max_iterations: iteration limit per solve.
-        hessian: strategy for the optimiser's inverse Hessian ``H``:
+        method: how one run minimises the objective (:mod:`solver.methods`):
+            the projected quasi-Newton optimiser of the Appendix with one of two
+            strategies for its inverse Hessian ``H``:
             ``"gauss-newton-hybrid"`` (the default) seeds ``H`` from the
             inverse of the damped Gauss-Newton matrix and re-seeds it after
             every step the Gauss-Newton model predicts well (in effect a
@@ -57,6 +62,17 @@ class Solver:
             full-pose task, 6.3 vs 34.2 iterations on a 3-link chain).
         damping: Levenberg damping of the Gauss-Newton seed relative to its
             mean diagonal (``"gauss-newton-hybrid"`` only).
+        dls_damping: damping factor ``lambda`` of ``"dls"`` (eq. 15, in the
+            scaled variables); None: chosen every iteration from ``step_limit``
+            (eq. 18).
+        step_limit: largest change of any variable in one iteration of the
+            Jacobian methods (radians; scene units / ``L`` for prismatic
+            variables); None: each method's default.
+        max_change: largest change of any variable over one whole solve, from
+            its start (smooth tracking: a bake bounds each frame's joint step);
+            None: unbounded.
+        analytic_start: start two-bone chains from their analytic solution
+            (:mod:`solver.methods.two_bone`).
         time_limit: wall-time budget of one solve in seconds, restarts
             included; the optimiser checks it every iteration, so it always
             stops the solve (status ``TIME_LIMIT`` if it cut the first run).
@@ -86,24 +102,40 @@ class Solver:
         time_limit: float | None = DEFAULT_TIME_LIMIT,
         restarts: int = DEFAULT_RESTARTS,
         seed: int = 0,
-        hessian: str = "gauss-newton-hybrid",
+        method: str = "gauss-newton-hybrid",
         damping: float = 1e-6,
+        dls_damping: float | None = None,
+        step_limit: float | None = None,
+        max_change: float | None = None,
+        analytic_start: bool = False,
     ) -> None:
         if not isinstance(figure, Figure):
             raise InvalidInputError(f"figure must be a solver.Figure, got {figure!r}")
-        if not isinstance(hessian, str) or hessian not in HESSIANS:
-            raise InvalidInputError(f"hessian must be one of {HESSIANS}, got {hessian!r}")
+        if not isinstance(method, str) or method not in METHODS:
+            raise InvalidInputError(f"method must be one of {METHODS}, got {method!r}")
         self.figure = figure
         self.constraints = constraint_list(constraints)
         self.tolerance = None if tolerance is None else positive_number(tolerance, "tolerance")
         self.angle_tolerance = positive_number(angle_tolerance, "angle_tolerance")
         self.max_iterations = count(max_iterations, "max_iterations")
-        self.hessian = hessian
+        self.method = method
         self.damping = non_negative_number(damping, "damping")
-        self._strategy: HessianStrategy = make_strategy(hessian, self.damping)
         self.time_limit = None if time_limit is None else positive_number(time_limit, "time_limit")
         self.restarts = count(restarts, "restarts")
         self.seed = count(seed, "seed")
+        self.dls_damping = optional(non_negative_number, dls_damping, "dls_damping")
+        self.step_limit = optional(positive_number, step_limit, "step_limit")
+        self.max_change = optional(positive_number, max_change, "max_change")
+        self.analytic_start = flag(analytic_start, "analytic_start")
+        self._method: Method = make_method(
+            method,
+            MethodOptions(
+                max_iterations=self.max_iterations,
+                damping=self.damping,
+                dls_damping=self.dls_damping,
+                step_limit=self.step_limit,
+            ),
+        )
         self.last: np.ndarray | None = None
         self._problem: Problem | None = None
         self._key: tuple = ()
@@ -152,22 +184,14 @@ class Solver:
             self._rows = (self.figure.version, coordinate_system(self.figure))
         return project(self._rows[1], coords, "the joint limits")
 
-    def _minimize(
+    def _run(
         self,
         problem: ScaledProblem,
         z0: np.ndarray,
         callback: Callable[[np.ndarray, float], None] | None,
         deadline: float | None = None,
     ) -> Outcome[ScaledEvaluation]:
-        return minimize(
-            problem.evaluate,
-            z0,
-            problem.system,
-            self._strategy,
-            self.max_iterations,
-            callback,
-            deadline=deadline,
-        )
+        return self._method.run(problem, z0, callback, deadline)
 
     def _search(
         self,
@@ -192,12 +216,12 @@ class Solver:
         # A Kuhn-Tucker stop that misses may be a saddle or maximum (a straight,
         # singular chain has a zero gradient): nudge it first.
         if best.converged and not out_of_time(best):
-            outcome = self._minimize(scaled, sampler.nudge(best.y), callback, deadline)
+            outcome = self._run(scaled, sampler.nudge(best.y), callback, deadline)
             nit += outcome.nit
             tries += 1
             best = better(best, outcome, z0)
         while not best.evaluation.reached and tries < self.restarts and not out_of_time(outcome):
-            outcome = self._minimize(scaled, sampler.next(), callback, deadline)
+            outcome = self._run(scaled, sampler.next(), callback, deadline)
             nit += outcome.nit
             tries += 1
             best = better(best, outcome, z0)
@@ -258,7 +282,7 @@ class Solver:
 
         deadline = None if self.time_limit is None else clock + self.time_limit
         z0 = scaled.from_y(y0)
-        outcome = self._minimize(scaled, z0, wrapped, deadline)
+        outcome = self._run(scaled, z0, wrapped, deadline)
         outcome, nit, restarts = self._search(scaled, z0, outcome, wrapped, deadline)
         coords = problem.to_coordinates(scaled.to_y(outcome.y))
         self.last = coords
@@ -293,35 +317,15 @@ def solve(
     constraints: Sequence[Constraint],
     initial: object = None,
     callback: Callable[[np.ndarray, float], None] | None = None,
-    *,
-    tolerance: float | None = None,
-    angle_tolerance: float = 0.01,
-    max_iterations: int = 200,
-    time_limit: float | None = DEFAULT_TIME_LIMIT,
-    restarts: int = DEFAULT_RESTARTS,
-    seed: int = 0,
-    hessian: str = "gauss-newton-hybrid",
-    damping: float = 1e-6,
+    **options: Unpack[SolverOptions],
 ) -> IKResult:
-    """Solve ``constraints`` on ``figure`` once (the options are :class:`Solver`'s).
+    """Solve ``constraints`` on ``figure`` once.
 
     Args:
         figure: the figure.
         constraints: constraints to satisfy together (weighted sum, eq. 25).
         initial: (n_coords,) start coordinates; None = ``figure.neutral()``.
         callback: ``callback(coords, G)`` at the start and every iterate.
-        tolerance, angle_tolerance, max_iterations, time_limit, restarts, seed,
-            hessian, damping: see :class:`Solver`.
+        options: keyword options of :class:`Solver` (``tolerance``, ``method``, ...).
     """
-    return Solver(
-        figure,
-        constraints,
-        tolerance=tolerance,
-        angle_tolerance=angle_tolerance,
-        max_iterations=max_iterations,
-        time_limit=time_limit,
-        restarts=restarts,
-        seed=seed,
-        hessian=hessian,
-        damping=damping,
-    ).solve(initial, callback)
+    return Solver(figure, constraints, **options).solve(initial, callback)

@@ -268,8 +268,8 @@ def test_wrong_start_shape_is_rejected() -> None:
 def test_bad_solver_options_are_rejected() -> None:
     with pytest.raises(InvalidInputError, match="tolerance"):
         Solver(arm(), [tip()], tolerance=-1.0)
-    with pytest.raises(InvalidInputError, match="hessian"):
-        Solver(arm(), [tip()], hessian="newton")
+    with pytest.raises(InvalidInputError, match="method"):
+        Solver(arm(), [tip()], method="newton")
 
 
 def test_empty_figure_raises_a_reach_error() -> None:

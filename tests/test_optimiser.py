@@ -248,7 +248,7 @@ def test_deadline_in_the_past_stops_before_any_iteration() -> None:
 def test_both_strategies_reach_a_reachable_target(hessian: str) -> None:
     fig = planar_arm()
     c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.3, 1.2, 0.0)), name="reach")
-    result = Solver(fig, [c], hessian=hessian).solve()
+    result = Solver(fig, [c], method=hessian).solve()
     assert result.status == Status.GOAL_REACHED
 
 

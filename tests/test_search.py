@@ -132,20 +132,16 @@ def test_bad_time_limit_is_named() -> None:
 
 
 def test_options_are_typed_keywords() -> None:
-    parameters = inspect.signature(solve).parameters
-    for name in (
-        "tolerance",
-        "angle_tolerance",
-        "max_iterations",
-        "time_limit",
-        "restarts",
-        "seed",
-        "hessian",
-        "damping",
-    ):
-        assert parameters[name].kind == inspect.Parameter.KEYWORD_ONLY
-        assert parameters[name].default == inspect.signature(Solver).parameters[name].default
-    assert all(p.kind != inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    """solve()'s keyword options are exactly Solver's, typed by SolverOptions."""
+    from typing import get_type_hints
+
+    from solver.options import SolverOptions
+
+    solver_keywords = set(inspect.signature(Solver).parameters) - {"figure", "constraints"}
+    assert set(get_type_hints(SolverOptions)) == solver_keywords
+    options = inspect.signature(solve).parameters["options"]
+    assert options.kind == inspect.Parameter.VAR_KEYWORD
+    assert "Unpack[SolverOptions]" in str(options.annotation)
     with pytest.raises(TypeError):
         solve(straight_chain(), [], restart=3)  # type: ignore[call-arg]
 

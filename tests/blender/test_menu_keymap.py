@@ -126,7 +126,7 @@ def prefs(extension: ModuleType) -> object:
     prefs = extension.operators.preferences.preferences()
     assert prefs is not None
     yield prefs
-    for name in ("hessian", "tolerance", "angle_tolerance", "time_budget"):
+    for name in ("method", "tolerance", "angle_tolerance", "time_budget"):
         prefs.property_unset(name)
     prefs.category = "Reach"  # through its update: the panels move back
 
@@ -134,18 +134,18 @@ def prefs(extension: ModuleType) -> object:
 def test_preferences_give_new_rigs_their_defaults(
     clean_scene: bpy.types.Scene, extension: ModuleType, prefs: object
 ) -> None:
-    prefs.hessian, prefs.tolerance, prefs.angle_tolerance = "bfgs", 1e-3, 0.5
+    prefs.method, prefs.tolerance, prefs.angle_tolerance = "bfgs", 1e-3, 0.5
     target = add_empty("T", (1.0, 0.0, 2.0))
     fresh = make_chain("Fresh")
     add_constraint(fresh, "b2", target, "POSITION")
     settings = fresh.reach_ik
-    assert (settings.hessian, settings.angle_tolerance) == ("bfgs", 0.5)
+    assert (settings.method, settings.angle_tolerance) == ("bfgs", 0.5)
     assert settings.tolerance == pytest.approx(1e-3)
     edited = make_chain("Edited")
     edited.reach_ik.tolerance = 2e-6  # the user's own value is kept
     add_constraint(edited, "b2", target, "POSITION")
     assert edited.reach_ik.tolerance == pytest.approx(2e-6)
-    assert edited.reach_ik.hessian == "bfgs"
+    assert edited.reach_ik.method == "bfgs"
     prefs.tolerance = 1e-2  # changing the preferences later leaves existing rigs alone
     add_constraint(fresh, "b1", target, "POSITION")
     assert settings.tolerance == pytest.approx(1e-3)

@@ -19,7 +19,7 @@ def test_settings_survive_save_and_reload(clean_scene: bpy.types.Scene, tmp_path
     add_constraint(obj, "b1", obj, "POSITION", target_bone="b0", target_head_tail=0.25)
     obj.reach_ik.tolerance = 1e-4
     obj.reach_ik.max_iterations = 77
-    obj.reach_ik.hessian = "bfgs"
+    obj.reach_ik.method = "bfgs"
     obj.reach_ik.use_root_translation = True
     bone = obj.pose.bones["b1"].reach_ik
     bone.use_rigidity, bone.rigidity = True, (0.1, 0.2, 0.3)
@@ -40,7 +40,7 @@ def test_settings_survive_save_and_reload(clean_scene: bpy.types.Scene, tmp_path
     assert (second.target, second.target_bone) == (obj, "b0")
     assert second.target_head_tail == pytest.approx(0.25)
     assert settings.tolerance == pytest.approx(1e-4) and settings.max_iterations == 77
-    assert settings.hessian == "bfgs" and settings.use_root_translation
+    assert settings.method == "bfgs" and settings.use_root_translation
     assert len(settings.residuals) == 0  # solve results are runtime state, never saved
     bone = obj.pose.bones["b1"].reach_ik
     assert bone.use_rigidity and tuple(bone.rigidity) == pytest.approx((0.1, 0.2, 0.3))

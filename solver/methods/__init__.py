@@ -1,0 +1,92 @@
+"""The solve methods behind ``Solver(method=...)``: one run from a start, same result.
+
+Every method minimises the same weighted objective ``G`` (eq. 25) of the same
+:class:`~solver.scale.ScaledProblem` from a feasible start and hands back an
+:class:`~solver.optimizer.Outcome`, so restarts, the status, the residuals and
+the result object are shared by all of them:
+
+- ``"gauss-newton-hybrid"`` and ``"bfgs"``: the projected quasi-Newton optimiser
+  of the Appendix (:mod:`solver.optimizer`), with the two Hessian strategies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+
+from ..optimizer import Outcome, make_strategy, minimize
+from ..scale import ScaledEvaluation, ScaledProblem
+from .options import MethodOptions
+
+#: Called as ``callback(z, G)`` at the start and after every iteration.
+Callback = Callable[[np.ndarray, float], None]
+
+
+class Method(Protocol):
+    """One local run of a solve method from a feasible start."""
+
+    def run(
+        self,
+        problem: ScaledProblem,
+        z0: np.ndarray,
+        callback: Callback | None,
+        deadline: float | None,
+    ) -> Outcome[ScaledEvaluation]:
+        """Minimise ``problem`` from ``z0`` (n,) until converged, out of iterations or time.
+
+        Args:
+            problem: the scaled problem (variables ``z``, rows ``problem.system``).
+            z0: (n,) feasible start.
+            callback: ``callback(z, G)`` at the start and after every iteration.
+            deadline: absolute ``time.perf_counter()`` value to stop at, or None.
+        """
+        ...
+
+
+class Projected:
+    """The Appendix's gradient projection with a quasi-Newton ``H`` (:func:`minimize`)."""
+
+    def __init__(self, hessian: str, options: MethodOptions) -> None:
+        self.strategy = make_strategy(hessian, options.damping)
+        self.max_iterations = options.max_iterations
+
+    def run(
+        self,
+        problem: ScaledProblem,
+        z0: np.ndarray,
+        callback: Callback | None,
+        deadline: float | None,
+    ) -> Outcome[ScaledEvaluation]:
+        return minimize(
+            problem.evaluate,
+            z0,
+            problem.system,
+            self.strategy,
+            self.max_iterations,
+            callback,
+            deadline=deadline,
+        )
+
+
+def _projected(hessian: str) -> Callable[[MethodOptions], Method]:
+    return lambda options: Projected(hessian, options)
+
+
+#: Every method by its ``method=`` name (scripts rely on these exact names).
+FACTORIES: dict[str, Callable[[MethodOptions], Method]] = {
+    "gauss-newton-hybrid": _projected("gauss-newton-hybrid"),
+    "bfgs": _projected("bfgs"),
+}
+
+#: Names accepted by ``method=``, the default first.
+METHODS = tuple(FACTORIES)
+
+
+def make_method(name: str, options: MethodOptions) -> Method:
+    """The method called ``name`` (one of :data:`METHODS`) with ``options``."""
+    return FACTORIES[name](options)
+
+
+__all__ = ["METHODS", "Callback", "Method", "MethodOptions", "Projected", "make_method"]
