@@ -11,7 +11,10 @@ which is ``(J^T J + lambda^2 I)^-1 J^T e`` (eq. 15). ``"pinv"`` is ``lambda = 0`
 the pseudoinverse step ``J^+ e`` (eq. 11) with the singular values at or below
 :data:`RCOND` ``* sigma_max`` taken as zero (``np.linalg.pinv(J, rcond=RCOND)``),
 so near a singularity its step grows as ``1 / sigma_min`` and drops to zero when
-``sigma_min`` crosses the cut-off (eqs. 12-13).
+``sigma_min`` crosses the cut-off (eqs. 12-13). It is there for comparison: driven to
+a straight, singular chain by an unreachable target, its step overshoots the straight
+pose at most iterations (the elbow flips sign) and the share left for turning the
+chain towards the target is tiny, so it may stop short of pointing at it.
 
 **Damping.** ``dls_damping`` given: that ``lambda`` at every iteration (in the
 scaled variables, where ``J`` and ``e`` are dimensionless). None (the default):
@@ -74,8 +77,9 @@ from .options import MethodOptions
 #: Largest change of any scaled variable in one iteration when ``step_limit`` is None
 #: (radians; multiples of ``L`` for prismatic variables).
 DEFAULT_STEP_LIMIT = 0.5
-#: Singular values at or below ``RCOND * sigma_max`` are taken as zero (the rank cut-off).
-RCOND = 1e-12
+#: ``"pinv"`` takes singular values at or below ``RCOND * sigma_max`` as zero (the rank
+#: cut-off of eq. 11; KDL's pseudoinverse solver cuts at 1e-5 too, absolute, in metres).
+RCOND = 1e-5
 #: Halvings of a step that does not lower ``G`` before the run stops with ``NO_PROGRESS``.
 MAX_HALVINGS = 30
 #: Kuhn-Tucker test: squared length of the projected ``-g`` at most this times ``1 + G / L^2``.
@@ -91,13 +95,14 @@ def damped_step(
         jacobian: (m, n) task Jacobian ``J``.
         error: (m,) task error ``e``.
         damping: ``lambda`` >= 0; 0 gives the pseudoinverse step ``J^+ e`` (eq. 11).
-        rcond: singular values at or below ``rcond * sigma_max`` count as zero.
+        rcond: with ``damping == 0``, singular values at or below ``rcond * sigma_max``
+            count as zero (a damped step needs no cut-off: its gain vanishes with sigma).
     """
     m, n = jacobian.shape
     if m == 0 or n == 0:
         return np.zeros(n)
     u, sigma, vt = np.linalg.svd(jacobian, full_matrices=False)
-    kept = sigma > rcond * sigma[0]
+    kept = sigma > (rcond * sigma[0] if damping == 0.0 else 0.0)
     gain = np.zeros_like(sigma)
     gain[kept] = sigma[kept] / (sigma[kept] ** 2 + damping**2)
     return vt.T @ (gain * (u.T @ error))
