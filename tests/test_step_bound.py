@@ -130,3 +130,16 @@ def test_held_compares_the_largest_change_with_the_bound() -> None:
 def test_a_bad_max_change_is_named(value: object) -> None:
     with pytest.raises(InvalidInputError, match="max_change"):
         Solver(slider_arm(), tip_constraint((0.0, 1.0, 0.0)), max_change=value)  # type: ignore[arg-type]
+
+
+def test_the_analytic_start_is_taken_within_the_bound() -> None:
+    """The two-bone analytic start (a pose far from the start) is projected onto the bound
+    as well: the answer moves no coordinate by more than it."""
+    fig = spatial_arm(wrist=False)
+    start = np.array([0.3, -0.2, 0.1, 0.5])
+    target = (-1.0, 1.0, 0.5)
+    free = Solver(fig, tip_constraint_hand(target), analytic_start=True).solve(start)
+    assert np.abs(free.x - start).max() > 0.5
+    ik = Solver(fig, tip_constraint_hand(target), analytic_start=True, max_change=0.05)
+    result = ik.solve(start)
+    assert np.abs(result.x - start).max() <= 0.05 * (1.0 + 1e-9)
