@@ -74,7 +74,17 @@ class Expectation:
 
 
 #: Documented per-method exceptions (a method not listed must meet the defaults).
-EXPECTATIONS: dict[str, Expectation] = {}
+EXPECTATIONS: dict[str, Expectation] = {
+    "pinv": Expectation(
+        unreachable_excess=0.05,
+        pointing=6.0,
+        reason="at the straight (singular) pose its step along the bend is |e| / sigma_min "
+        "(seed 001, eq. 12): capped at the step limit, it overshoots the straight pose at "
+        "almost every iteration and leaves a tiny share for turning the chain, which on the "
+        "3-link chain still leaves it up to 4.5 degrees off the target's direction and "
+        "0.025 units beyond the closest distance after 200 iterations",
+    ),
+}
 
 
 def expected(method: str) -> Expectation:
