@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import solver
 from . import busy, keys
+from .conditioning import ConditioningReadout
 from .correction import Corrector
 from .diagnose import explain
 from .measure import MeasuredResidual, measure
@@ -330,4 +331,5 @@ class FrameSolve:
             bones=len(rig.solved),
             keys=n_keys,
             notes=tuple(notes),
+            conditioning=ConditioningReadout(result, tuple(rig.solved.values())),
         )
