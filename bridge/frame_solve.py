@@ -331,5 +331,6 @@ class FrameSolve:
             bones=len(rig.solved),
             keys=n_keys,
             notes=tuple(notes),
+            method=self.session.solver.method,
             conditioning=ConditioningReadout(result, tuple(rig.solved.values())),
         )

@@ -10,17 +10,16 @@ import bpy
 import numpy as np
 import pytest
 
-from tests.blender.conftest import run_op, select_pose_bones, world_bone_tail
+from tests.blender.conftest import run_op, world_bone_tail
 from tests.blender.live_support import (  # noqa: F401  (room_to_solve: an autouse fixture)
     live_chain,
     room_to_solve,
+    rotate_by_transform,
     run_in_blender,
 )
 from tests.blender.reach_scenes import (
-    activate,
     channel_set,
     fcurves,
-    make_chain,
     pose_of,
 )
 
@@ -90,15 +89,7 @@ def test_auto_keying_keys_the_moved_rotations_like_a_transform(
         assert group == bone and types == ["BREAKDOWN"]
         assert len(points) == 1 and points[0][0] == 7.0 and abs(points[0][1] - value) < 1e-6
     if bpy.app.version >= (5, 0, 0):  # bpy 4.2 crashes in transform.rotate in background
-        reference = make_chain("Reference")
-        activate(reference)
-        run_op(bpy.ops.object.mode_set, mode="POSE")
-        select_pose_bones(reference, ["b1"], active="b1")
-        area = next(a for a in bpy.context.screen.areas if a.type == "VIEW_3D")
-        region = next(r for r in area.regions if r.type == "WINDOW")
-        with bpy.context.temp_override(area=area, region=region):
-            run_op(bpy.ops.transform.rotate, value=0.3, orient_axis="X")
-        transform = _keys(reference)
+        transform = _keys(rotate_by_transform())
         assert set(transform) == {(ROTATION.format("b1"), i) for i in range(4)}
         for (_path, _index), (group, points, types) in transform.items():
             assert group == "b1" and types == ["BREAKDOWN"] and points[0][0] == 7.0
@@ -181,7 +172,8 @@ def count():
     handlers = bpy.app.handlers
     return [sum(f.__name__ == name for f in getattr(handlers, kind)) for kind, name in (
         ("depsgraph_update_post", "live_update"), ("frame_change_post", "frame_change"),
-        ("undo_post", "accept_restored"), ("render_init", "render_started"))]
+        ("undo_post", "accept_restored"), ("render_init", "render_started"),
+        ("load_post", "migrate_loaded"))]
 before = count()
 bpy.ops.script.reload()
 bpy.ops.script.reload()
@@ -192,4 +184,4 @@ print("COUNTS", before, count())
 def test_reload_scripts_leaves_one_set_of_handlers(extension_zip: Path, tmp_path: Path) -> None:
     # In a separate Blender: reloading replaces the modules every other test here imported.
     line = run_in_blender(RELOAD_SCRIPT, extension_zip, tmp_path, "COUNTS")
-    assert line == "COUNTS [1, 1, 1, 1] [1, 1, 1, 1]", line
+    assert line == "COUNTS [1, 1, 1, 1, 1] [1, 1, 1, 1, 1]", line
