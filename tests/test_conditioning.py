@@ -47,9 +47,9 @@ def planar() -> Figure:
 TIP = EndEffector("lower", (L2, 0, 0))
 
 
-def at_pose(fig: Figure, constraints: list[Constraint], coords: np.ndarray, **options: object):
-    """A solve whose start already meets every goal: its result is the pose ``coords``."""
-    result = solve(fig, constraints, initial=coords, **options)  # type: ignore[arg-type]
+def at_pose(fig: Figure, constraints: list[Constraint], coords: np.ndarray):
+    """A solve that takes no step: its result is the pose ``coords``."""
+    result = solve(fig, constraints, initial=coords, max_iterations=0, restarts=0)
     assert np.array_equal(result.x, coords)
     return result
 
@@ -173,7 +173,6 @@ def test_every_method_gets_the_read_out_of_its_result_pose(method: str) -> None:
     fig = planar()
     target = (0.5, 0.6, 0.0)
     result = solve(fig, [Constraint(TIP, PositionGoal(target), name="reach")], method=method)
-    assert result.success
     again = at_pose(fig, [Constraint(TIP, PositionGoal(target), name="reach")], result.x)
     assert result.conditioning.summary == again.conditioning.summary
     assert np.allclose(
