@@ -233,6 +233,9 @@ def draw_report(layout: bpy.types.UILayout, report: FrameReport) -> None:
         text=f"{method_label(report.method)}: {report.dof} DOF, {report.iterations} iterations, "
         f"{report.seconds * 1000.0:.1f} ms{passes}"
     )
+    if report.conditioning is not None:  # measured on the written pose when first drawn
+        readout = report.conditioning
+        layout.label(text=readout.line, icon="ERROR" if readout.ill_conditioned else "NONE")
     col = layout.column(align=True)
     for outcome in report.constraints:
         m = outcome.measured

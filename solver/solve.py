@@ -9,6 +9,7 @@ from typing import Unpack
 import numpy as np
 
 from ._checks import count, flag, non_negative_number, optional, positive_number
+from .conditioning import PoseJacobians
 from .constraint import Constraint, constraint_list
 from .errors import InvalidInputError
 from .figure import Figure
@@ -322,6 +323,14 @@ class Solver:
             residuals=residuals,
             active_set=active_set,
             time=time.perf_counter() - clock,
+            pose_jacobians=PoseJacobians(
+                tuple(e.terms),
+                tuple(c.name for c in problem.constraints),
+                problem.variables,
+                problem.scale,
+                problem.system.A[problem.system.equality],
+                self.figure.coordinate_names,
+            ),
         )
 
 
