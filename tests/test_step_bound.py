@@ -8,7 +8,7 @@ from solver.methods import METHODS
 from solver.problem import Problem
 from solver.restarts import StartSampler
 from solver.scale import ScaledProblem
-from solver.step_bound import LABEL, bounded, change_limits, held
+from solver.step_bound import LABEL, bounded, change_limits, held, per_kind
 from tests.solver_checks import spatial_arm
 
 
@@ -126,7 +126,29 @@ def test_held_compares_the_largest_change_with_the_bound() -> None:
     assert not held(start, np.array([5.0, 1.0]), None)
 
 
-@pytest.mark.parametrize("value", [0.0, -0.1, float("nan"), float("inf"), "0.1", True])
+def test_one_bound_per_coordinate_an_angle_and_a_distance() -> None:
+    """``per_kind``: the hinge gets the angle, the slide the distance; the far target then
+    turns the hinge by 0.1 rad and slides by 0.3 scene units, exactly."""
+    fig = slider_arm()
+    bounds = per_kind(fig, 0.1, 0.3)
+    assert bounds == pytest.approx([0.1, 0.3])
+    result = Solver(fig, tip_constraint((0.0, 3.0, 0.0)), max_change=bounds).solve(fig.neutral())
+    assert np.abs(result.x) == pytest.approx([0.1, 0.3], rel=1e-9)
+    assert held(fig.neutral(), result.x, bounds)
+    assert not held(fig.neutral(), np.array([0.1, 0.2]) * 0.9, bounds)
+    assert "reach change <= 0.3 (max_change)" in result.active_set
+
+
+def test_a_bound_per_coordinate_must_match_the_figure() -> None:
+    ik = Solver(slider_arm(), tip_constraint((0.0, 1.0, 0.0)), max_change=np.array([0.1] * 3))
+    with pytest.raises(InvalidInputError, match=r"max_change must have one bound per coordinate"):
+        ik.solve()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [0.0, -0.1, float("nan"), float("inf"), "0.1", True, [0.1, -0.1], [[0.1, 0.1]], [0.1, None]],
+)
 def test_a_bad_max_change_is_named(value: object) -> None:
     with pytest.raises(InvalidInputError, match="max_change"):
         Solver(slider_arm(), tip_constraint((0.0, 1.0, 0.0)), max_change=value)  # type: ignore[arg-type]
