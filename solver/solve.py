@@ -63,11 +63,16 @@ class Solver:
             at the same or a higher solve rate (bench/OPTIMIZER_SCALING.md:
             mean 17.9 vs 56.8 iterations and 98 % vs 96 % solved on a 7-DOF
             full-pose task, 6.3 vs 34.2 iterations on a 3-link chain).
+            ``"dls"``: damped least squares from the SVD of the stacked weighted
+            task Jacobian (seed 001, eqs. 15-18), limits by an active set;
+            ``"pinv"``: the same undamped, the pseudoinverse (eq. 11), for
+            comparison (:mod:`solver.methods.dls`).
         damping: Levenberg damping of the Gauss-Newton seed relative to its
             mean diagonal (``"gauss-newton-hybrid"`` only).
         dls_damping: damping factor ``lambda`` of ``"dls"`` (eq. 15, in the
             scaled variables); None: chosen every iteration from ``step_limit``
-            (eq. 18).
+            (eq. 18: ``lambda = |e| / (2 step_limit)``, which bounds the step's
+            length by ``step_limit``).
         step_limit: largest change of any variable in one iteration of the
             Jacobian methods (radians; scene units / ``L`` for prismatic
             variables); None: each method's default.
