@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from solver import (
     AimGoal,
     Constraint,
+    Disjunction,
     EndEffector,
     Figure,
     InvalidInputError,
@@ -337,7 +338,10 @@ def test_the_start_handed_to_the_method_is_never_worse(seed: int) -> None:
     assert g_analytic <= g_plain
 
 
-@pytest.mark.parametrize("what", ["three bones", "aim goal", "carried goal", "prismatic"])
+@pytest.mark.parametrize(
+    "what",
+    ["three bones", "aim goal", "carried goal", "prismatic", "disjunction", "locked", "grouped"],
+)
 def test_chains_that_are_not_two_bone_limbs_keep_their_start(what: str) -> None:
     fig = limb_figure("ball", "hinge")
     effector = EndEffector("hand", (0.0, 0.2, 0.0))
@@ -352,6 +356,13 @@ def test_chains_that_are_not_two_bone_limbs_keep_their_start(what: str) -> None:
     elif what == "aim goal":
         effector = EndEffector("hand", x=(0, 1, 0))
         goal = AimGoal((0.2, 0.1, 1.5))
+    elif what == "disjunction":
+        goal = Disjunction([PositionGoal((0.2, 0.1, 1.5)), PositionGoal((0.1, 0.3, 1.4))])
+    elif what == "locked":  # one axis of the ball rigid: the shoulder is no ball
+        fig.set_rigidity("upper.y", 1.0)
+    elif what == "grouped":  # the ball's X and Z driven by one parameter
+        fig.add_group("swing", ["upper.x", "upper.z"], [[1.0], [0.5]])
+        n = 3
     else:
         goal = PositionGoal((0.0, 0.3, 0.0), carrier="torso")
     solver = Solver(fig, [Constraint(effector, goal)], analytic_start=True, restarts=0)
