@@ -7,6 +7,8 @@ the result object are shared by all of them:
 
 - ``"gauss-newton-hybrid"`` and ``"bfgs"``: the projected quasi-Newton optimiser
   of the Appendix (:mod:`solver.optimizer`), with the two Hessian strategies.
+- ``"jt"``: the Jacobian transpose, projected onto the limits (:mod:`.transpose`).
+- ``"ccd"``: cyclic coordinate descent, distal to proximal (:mod:`.ccd`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import numpy as np
 
 from ..optimizer import Outcome, make_strategy, minimize
 from ..scale import ScaledEvaluation, ScaledProblem
+from .ccd import CyclicCoordinateDescent
 from .options import MethodOptions
+from .transpose import JacobianTranspose
 
 #: Called as ``callback(z, G)`` at the start and after every iteration.
 Callback = Callable[[np.ndarray, float], None]
@@ -78,6 +82,8 @@ def _projected(hessian: str) -> Callable[[MethodOptions], Method]:
 FACTORIES: dict[str, Callable[[MethodOptions], Method]] = {
     "gauss-newton-hybrid": _projected("gauss-newton-hybrid"),
     "bfgs": _projected("bfgs"),
+    "jt": JacobianTranspose,
+    "ccd": CyclicCoordinateDescent,
 }
 
 #: Names accepted by ``method=``, the default first.
