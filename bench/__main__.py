@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from bench import plots
+from bench import methods, plots
 from bench.acceptance import chain_checks, solver_checks
 from bench.cases import CHAIN_DOFS, SOLVE_TIMEOUT, chain_cases, peers
 from bench.harness import run_case
@@ -135,6 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=25.0, help="seconds per peer per case")
     parser.add_argument("--no-eval-speed", action="store_true", help="skip bench.eval_speed")
     parser.add_argument(
+        "--no-methods", action="store_true", help="skip bench.methods (every solve method)"
+    )
+    parser.add_argument(
         "--rewrite", action="store_true", help="re-render the last saved run with NOTES.md"
     )
     args = parser.parse_args(argv)
@@ -198,6 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     save_run(bench_run, args.out / SAVED)
     write_reports(bench_run, args.out)
+    if not args.no_methods:
+        frames = 60 if args.quick else FRAMES
+        methods.write(
+            methods.run_methods(count, frames, args.budget, only, log=log, command=command),
+            args.out / "RESULTS.md",
+        )
     if not args.no_blender and args.out == HERE:
         run_live_update(log)
     log(f"wrote {args.out / 'RESULTS.md'} in {(time.perf_counter() - clock) / 60:.1f} min")

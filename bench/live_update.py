@@ -33,11 +33,11 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.sections import write_section
 from examples.blender_demo import _isolate_blender_home, build_scene, install_extension
 
 EXTENSION = "bl_ext.user_default.reach_ik"
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
-BEGIN, END = "<!-- live_update: begin -->", "<!-- live_update: end -->"
 STEPS = 120
 RADIUS = 0.12
 REPEATS = 200  # of the cheap timings (filter, fingerprint)
@@ -131,7 +131,6 @@ def main() -> None:
     from bench.report import machine_line
 
     lines = [
-        BEGIN,
         "## Live posing (`python -m bench.live_update`)",
         "",
         f"Machine: {machine_line()}; {time.strftime('%Y-%m-%d')}. Blender "
@@ -156,22 +155,10 @@ def main() -> None:
         f"{statistics.median(misses):.2e}). Idle: the handler costs nothing (Blender calls it "
         f"only on an update); a 60 Hz timer would spend {poll_median * 60:.1f} ms of every "
         f"second polling this rig, and show a change up to 16.7 ms later.",
-        END,
     ]
     text = "\n".join(lines)
     print(text)
-    _write_section(text)
-
-
-def _write_section(text: str) -> None:
-    """Replace the live-update section of RESULTS.md (or append it)."""
-    old = RESULTS.read_text() if RESULTS.exists() else ""
-    if BEGIN in old and END in old:
-        head, rest = old.split(BEGIN, 1)
-        new = head + text + rest.split(END, 1)[1]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    RESULTS.write_text(new)
+    write_section(RESULTS, "live_update", text)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from bench.acceptance import Check
 from bench.cases import RESTART_BUDGET, SOLVE_TIMEOUT
 from bench.harness import CaseRun, PeerRun
 from bench.metrics import ANGLE_TOLERANCE, LIMIT_SLACK, POSITION_TOLERANCE, Summary
+from bench.sections import marked_sections
 from bench.tasks import TaskCase
 from bench.tracking import SPIKE, TrackSummary
 
@@ -411,6 +412,7 @@ def write_results(run: BenchRun, path: Path) -> None:
         out += ["## Profiles (pyinstrument, Reach IK)", ""]
         for title, text in run.profiles.items():
             out += [f"### {title}", "", "```", text.rstrip(), "```", ""]
+    out += [f"{kept}\n" for kept in marked_sections(path)]  # live update, methods
     path.write_text("\n".join(out) + "\n")
 
 

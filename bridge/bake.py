@@ -141,6 +141,8 @@ class BakeJob:
             action, a new action, a new NLA strip).
         bones: key only the channels of these bones (the solve still moves every chain
             bone; the others show their own animation on playback); None keys them all.
+        method: the solve method of this bake (a :data:`solver.methods.METHODS` name);
+            None: the armature's *Method* setting, which the bake never changes.
 
     Raises:
         BakeError: the rig cannot be solved (the scene is left as it was).
@@ -150,7 +152,8 @@ class BakeJob:
                  scene: Scene, only_selected: bool = False,
                  depsgraph: Depsgraph | None = None,
                  time_limit: float = TIME_LIMIT, target: str = "CURRENT",
-                 bones: Collection[str] | None = None) -> None:  # fmt: skip
+                 bones: Collection[str] | None = None,
+                 method: str | None = None) -> None:  # fmt: skip
         try:
             self.frames = [int(f) for f in frames]
         except (TypeError, ValueError):
@@ -186,7 +189,8 @@ class BakeJob:
         try:
             scene.frame_set(self.frames[0])
             self.rig = build_rig(obj, settings, only_selected)
-            options = {**solver_options(settings), "restarts": RESTARTS, "time_limit": time_limit}
+            options = {**solver_options(settings, method), "restarts": RESTARTS,
+                       "time_limit": time_limit}  # fmt: skip
             self.solver = solver.Solver(self.rig.figure, self.rig.constraints, **options)
             self.channels = keys.solved_channels(self.rig)
             if bones is not None:
@@ -322,6 +326,7 @@ class BakeJob:
             n_keys=self.n_keys,
             n_channels=len(self.channels),
             n_dof=len(self.rig.figure.coordinate_names),
+            method=self.solver.method,
             iterations=self.iterations,
             solve_seconds=self.solve_seconds,
             seconds=time.perf_counter() - self.clock,
@@ -346,7 +351,8 @@ def bake(obj: Object, settings: ReachSettings, frames: Sequence[int], mode: str 
          progress: Callable[[int, int], None] | None = None, *, scene: Scene,
          only_selected: bool = False, depsgraph: Depsgraph | None = None,
          time_limit: float = TIME_LIMIT, target: str = "CURRENT",
-         bones: Collection[str] | None = None) -> BakeReport:  # fmt: skip
+         bones: Collection[str] | None = None,
+         method: str | None = None) -> BakeReport:  # fmt: skip
     """Bake ``frames`` in one go; ``progress(done, total)`` is called after every step.
 
     Arguments as for :class:`BakeJob`. Any exception (from the bake or from ``progress``)
@@ -354,7 +360,7 @@ def bake(obj: Object, settings: ReachSettings, frames: Sequence[int], mode: str 
     """
     job = BakeJob(obj, settings, frames, mode, scene=scene, only_selected=only_selected,
                   depsgraph=depsgraph, time_limit=time_limit, target=target,
-                  bones=bones)  # fmt: skip
+                  bones=bones, method=method)  # fmt: skip
     try:
         while not job.done:
             job.step()

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from .. import solver
-from .report import residual_text
+from .report import method_text, residual_text
 from .rig import RigError
 
 Worst = dict[str, tuple[float | None, float | None, bool]]  # name -> (distance, angle, ok)
@@ -76,6 +76,7 @@ class BakeReport:
         reasons: per constraint the solve reached but playback misses, why (one line).
         time_limited: frames whose solve hit the per-frame time limit.
         time_limit: that limit, seconds.
+        method: the solve method of every frame (a :data:`solver.methods.METHODS` name).
     """
 
     frames: tuple[int, ...]
@@ -94,6 +95,7 @@ class BakeReport:
     reasons: dict[str, str] = field(default_factory=dict)
     time_limited: tuple[int, ...] = ()
     time_limit: float | None = None
+    method: str = ""
 
     @property
     def satisfied(self) -> bool:
@@ -130,7 +132,8 @@ class BakeReport:
         how = "measured on Blender's pose" if self.measured else "solver's model"
         head = (
             f"Reach: baked {n} frames ({self.frames[0]}..{self.frames[-1]}) of "
-            f"{len(self.constraints)} constraints, {self.n_dof} DOF, {self.n_channels} channels, "
+            f"{len(self.constraints)} constraints, {self.n_dof} DOF, {method_text(self.method)}"
+            f"{self.n_channels} channels, "
             f"{self.n_keys} keys in {self.seconds:.2f} s "
             f"({n / max(self.seconds, 1e-9):.0f} frames/s); worst residuals ({how}):"
         )

@@ -330,4 +330,5 @@ class FrameSolve:
             bones=len(rig.solved),
             keys=n_keys,
             notes=tuple(notes),
+            method=self.session.solver.method,
         )

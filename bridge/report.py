@@ -63,6 +63,7 @@ class FrameReport:
         bones: bones whose channels the solve writes.
         keys: keys written (0 without Solve & Key).
         notes: what the model does not cover, once each.
+        method: the solve method (a :data:`solver.methods.METHODS` name).
     """
 
     status: str
@@ -75,12 +76,14 @@ class FrameReport:
     bones: int
     keys: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
+    method: str = ""
 
     def text(self) -> str:
         """The operator report: a summary line, then one line per constraint and note."""
         summary = (
             f"Reach: {self.status}. {len(self.constraints)} constraints, {self.bones} bones, "
-            f"{self.dof} DOF, {self.iterations} iterations, {self.seconds * 1000.0:.1f} ms"
+            f"{self.dof} DOF, {method_text(self.method)}{self.iterations} iterations, "
+            f"{self.seconds * 1000.0:.1f} ms"
         )
         if self.passes:
             summary += f", {self.passes} correction pass{'es' if self.passes > 1 else ''}"
@@ -90,6 +93,11 @@ class FrameReport:
         lines += [f"  {outcome_text(c)}" for c in self.constraints]
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+
+def method_text(method: str) -> str:
+    """``"method dls, "`` for a report's summary line, or "" when the method is not known."""
+    return f"method {method}, " if method else ""
 
 
 def residual_text(distance: float | None, angle: float | None) -> str:

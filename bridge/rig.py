@@ -393,19 +393,20 @@ def build_rig(
     return rig
 
 
-def solver_options(settings: ReachSettings) -> dict[str, Any]:
+def solver_options(settings: ReachSettings, method: str | None = None) -> dict[str, Any]:
     """Keyword options for ``solver.Solver`` from the armature's Reach settings.
 
     The solver aims at :data:`SOLVE_MARGIN` times the tolerances: a goal is judged on
     Blender's evaluated pose (:mod:`.measure`), which Blender computes in single precision,
     so a solve stopping right at the tolerance would be reported reached or missed by
-    round-off.
+    round-off. ``method`` (a :data:`solver.methods.METHODS` name) replaces the armature's
+    *Method* for this solver only (a bake's ``method`` option); None uses the setting.
     """
     return {
         "tolerance": SOLVE_MARGIN * settings.tolerance,
         "angle_tolerance": SOLVE_MARGIN * settings.angle_tolerance,
         "max_iterations": settings.max_iterations,
-        "method": settings.method,
+        "method": settings.method if method is None else method,
     }
 
 

@@ -22,7 +22,7 @@ def register() -> None:
     """Register property groups, preferences, operator classes, the Pose menu and keys."""
     import bpy
 
-    from . import keymap, live_handlers, menu, preferences, properties, renames
+    from . import keymap, live_handlers, menu, method_migration, preferences, properties, renames
 
     properties.register()
     for cls in preferences.classes:
@@ -33,14 +33,16 @@ def register() -> None:
     keymap.register()
     renames.register()
     live_handlers.register()
+    method_migration.register()
 
 
 def unregister() -> None:
     """Remove everything :func:`register` added, in reverse order."""
     import bpy
 
-    from . import keymap, live_handlers, menu, preferences, properties, renames
+    from . import keymap, live_handlers, menu, method_migration, preferences, properties, renames
 
+    method_migration.unregister()
     live_handlers.unregister()
     renames.unregister()
     keymap.unregister()

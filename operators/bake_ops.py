@@ -18,6 +18,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 from ..bridge import bake, compat, keys, results
 from ..bridge.bake import BakeError, BakeJob, BakeReport, describe
 from . import common, modal_timer
+from .methods import method_items
 
 BAKE_MODES = (
     ("REPLACE", "Replace", "Remove the solved channels' keys inside the range, then key"),
@@ -30,6 +31,14 @@ BAKE_TARGETS = (
      "the original action is left as it was"),
     ("NEW_STRIP", "New NLA Strip", "Key a new action of the baked channels only, placed as a "
      "strip on a new NLA track; the current action is left as it was"),
+)  # fmt: skip
+
+#: The bake's ``method`` that means "the armature's *Method* setting".
+ARMATURE_METHOD = "ARMATURE"
+BAKE_METHODS = (
+    (ARMATURE_METHOD, "Armature's Method", "The Method of the armature's Solver settings",
+     "NONE", -1),
+    *method_items(),
 )  # fmt: skip
 
 if TYPE_CHECKING:
@@ -65,6 +74,14 @@ class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
         default=False,
         options={"SKIP_SAVE"},  # else the last call's value would count as given
     )
+    method: EnumProperty(
+        name="Method",
+        description="Solve method of this bake only (the armature's Method setting is left "
+        "as it is)",
+        items=BAKE_METHODS,
+        default=ARMATURE_METHOD,
+        options={"SKIP_SAVE"},  # each bake starts from the armature's method
+    )
     time_limit: FloatProperty(
         name="Time per Frame",
         description="Longest solve of one frame (seconds); a frame that hits it keeps the best "
@@ -95,6 +112,10 @@ class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
             return self.only_selected_bones
         return common.settings_of(obj).bake_only_selected_bones
 
+    def _method(self) -> str | None:
+        """The solver method chosen for this bake, None for the armature's own."""
+        return None if self.method == ARMATURE_METHOD else self.method
+
     def _start(self, context: bpy.types.Context) -> BakeJob | None:
         obj = common.active_armature(context)
         bones = None
@@ -105,7 +126,7 @@ class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
                            scene=context.scene, only_selected=self.only_selected,
                            depsgraph=context.evaluated_depsgraph_get(),
                            time_limit=self.time_limit, target=self.target,
-                           bones=bones)  # fmt: skip
+                           bones=bones, method=self._method())  # fmt: skip
         except Exception as exc:  # the job restored what it touched; no traceback for the user
             self.report({"ERROR"}, describe(exc))
             return None

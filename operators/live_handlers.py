@@ -126,7 +126,7 @@ _HANDLERS: tuple[tuple[list[Any], Callable[..., None]], ...] = (
 )
 
 
-def _same(a: object, b: object) -> bool:
+def same_handler(a: object, b: object) -> bool:
     """Same handler, also across Reload Scripts (a new function object of the same name)."""
     return getattr(a, "__module__", None) == getattr(b, "__module__", None) and getattr(
         a, "__qualname__", None
@@ -143,7 +143,7 @@ def register() -> None:
 def unregister() -> None:
     """Remove the handlers and the resume timer; forget every live state."""
     for handlers, function in _HANDLERS:
-        for installed in [h for h in handlers if _same(h, function)]:
+        for installed in [h for h in handlers if same_handler(h, function)]:
             handlers.remove(installed)
     if bpy.app.timers.is_registered(resume):
         bpy.app.timers.unregister(resume)

@@ -53,6 +53,7 @@ class REACH_MT_pose(bpy.types.Menu):
             for key, value in props.items():
                 setattr(op, key, value)
         layout.operator_menu_enum("reach.bake", "target", text="Bake To")
+        layout.operator_menu_enum("reach.bake", "method", text="Bake With")
         layout.operator_menu_enum("reach.constraint_add", "goal_type", text="Add Constraint")
 
 

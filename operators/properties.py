@@ -22,6 +22,8 @@ from bpy.props import (
     StringProperty,
 )
 
+from .methods import method_items
+
 if TYPE_CHECKING:
     from bpy._typing.rna_enums import (
         PropertyOverrideFlagCollectionItems,
@@ -53,14 +55,8 @@ GOAL_TYPES = (
         "Keep the end-effector on the side of the target's plane its axis points to",
     ),
 )
-METHODS = (
-    (
-        "gauss-newton-hybrid",
-        "Gauss-Newton Hybrid",
-        "Re-seed from damped Gauss-Newton after good steps (default: fewer iterations)",
-    ),
-    ("bfgs", "BFGS (Paper)", "The paper's Appendix as written: identity start, BFGS/DFP"),
-)
+#: The solver's methods (every one registered in :mod:`solver.methods`), labelled.
+METHODS = method_items()
 AXES = (("X", "X", "Local X axis"), ("Y", "Y", "Local Y axis"), ("Z", "Z", "Local Z axis"))
 SIGNED_AXES = (
     *AXES,

@@ -13,6 +13,7 @@ from ..bridge.live import live_error
 from ..bridge.report import FrameReport, residual_text
 from ..bridge.rig_goals import chain_top
 from ..bridge.settings import armature_data, bone_settings_of, settings_of
+from ..operators.methods import method_label
 
 if TYPE_CHECKING:
     from ..operators.properties import ReachConstraint
@@ -224,7 +225,7 @@ def draw_report(layout: bpy.types.UILayout, report: FrameReport) -> None:
     layout.label(text=report.status, icon="CHECKMARK" if report.satisfied else "ERROR")
     passes = f", {report.passes} correction passes" if report.passes else ""
     layout.label(
-        text=f"{report.dof} DOF, {report.iterations} iterations, "
+        text=f"{method_label(report.method)}: {report.dof} DOF, {report.iterations} iterations, "
         f"{report.seconds * 1000.0:.1f} ms{passes}"
     )
     col = layout.column(align=True)
@@ -247,7 +248,10 @@ def draw_bake_report(layout: bpy.types.UILayout, report: BakeReport) -> None:
         icon="CHECKMARK" if report.satisfied else "ERROR",
     )
     per_frame = report.solve_seconds * 1000.0 / max(n, 1)
-    layout.label(text=f"{report.n_dof} DOF, {per_frame:.1f} ms per frame, {report.n_keys} keys")
+    layout.label(
+        text=f"{method_label(report.method)}: {report.n_dof} DOF, {per_frame:.1f} ms per frame, "
+        f"{report.n_keys} keys"
+    )
     col = layout.column(align=True)
     for name, (distance, angle, ok) in report.worst.items():
         _residual_row(col, name, distance, angle, ok)

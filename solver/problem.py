@@ -173,7 +173,7 @@ class Problem:
         self.version = figure.version
         chains = np.zeros(len(figure.joints), dtype=bool)
         for c in self.constraints:
-            chains |= self._chain(c)
+            chains |= self.chain(c)
         coupling = figure.coupling
         movable = np.abs(coupling[chains]).sum(axis=0) > 0.0
         rigidity = figure.coordinate_rigidity()
@@ -200,7 +200,7 @@ class Problem:
                 f"constraint {constraint.name!r}: {role} segment {name!r} is not in the figure"
             ) from None
 
-    def _chain(self, c: Constraint) -> np.ndarray:
+    def chain(self, c: Constraint) -> np.ndarray:
         """Joints of constraint ``c``'s chain (bool mask over the figure's joints)."""
         anc = self.kinematics.ancestors
         ends = [self._segment(c.effector.segment, c, "end-effector")]

@@ -14,6 +14,7 @@ from .errors import InvalidInputError
 from .figure import Figure
 from .linear import LinearSystem, coordinate_system, project
 from .methods import METHODS, Method, MethodOptions, make_method
+from .methods.analytic_start import AnalyticStart
 from .optimizer import Outcome, Status
 from .options import SolverOptions
 from .problem import Problem
@@ -127,6 +128,7 @@ class Solver:
         self.step_limit = optional(positive_number, step_limit, "step_limit")
         self.max_change = optional(positive_number, max_change, "max_change")
         self.analytic_start = flag(analytic_start, "analytic_start")
+        self._analytic = AnalyticStart() if self.analytic_start else None
         self._method: Method = make_method(
             method,
             MethodOptions(
@@ -282,7 +284,8 @@ class Solver:
 
         deadline = None if self.time_limit is None else clock + self.time_limit
         z0 = scaled.from_y(y0)
-        outcome = self._run(scaled, z0, wrapped, deadline)
+        first = z0 if self._analytic is None else self._analytic.start(scaled, z0)
+        outcome = self._run(scaled, first, wrapped, deadline)
         outcome, nit, restarts = self._search(scaled, z0, outcome, wrapped, deadline)
         coords = problem.to_coordinates(scaled.to_y(outcome.y))
         self.last = coords

@@ -42,11 +42,11 @@ def test_report_text_is_measured_and_plain() -> None:
     missed = _outcome("hand", 0.25, False, "bone 'forearm' has a Copy Rotation constraint")
     text = report.FrameReport(
         report.STATUS_BLENDER, False, (_outcome("foot", 3e-6, True), missed), 2, 40, 0.012,
-        21, 7, notes=("pose scale of bone 'b1' is not modelled",),
+        21, 7, notes=("pose scale of bone 'b1' is not modelled",), method="dls",
     ).text()  # fmt: skip
     assert text.splitlines() == [
         "Reach: Blender moves the bones away from the solved pose. 2 constraints, 7 bones, "
-        "21 DOF, 40 iterations, 12.0 ms, 2 correction passes",
+        "21 DOF, method dls, 40 iterations, 12.0 ms, 2 correction passes",
         "  foot: 3.00e-06 units (reached)",
         "  hand: 2.50e-01 units (MISSED); bone 'forearm' has a Copy Rotation constraint",
         "  note: pose scale of bone 'b1' is not modelled",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import replace
+from typing import Unpack
 
 import numpy as np
 
@@ -20,16 +21,18 @@ import solver
 from bench.figures import chain_figure, chain_tip, set_goal, tip_goal
 from bench.peers.base import Attempt, Track
 from bench.serial import SerialChain, forward
+from solver.options import SolverOptions
 
 GRADED = "Reach IK, tolerance 1e-5"
 """Name of the peer whose ``tolerance`` is the graded 1e-5 m (all other options default)."""
 
 
 class ReachModel:
-    """Figure, tip constraint and a Solver of a chain (default options, or ``tolerance``)."""
+    """Figure, tip constraint and a Solver of a chain (default options, or the ``options``
+    given: ``tolerance``, ``method``, ``restarts``, ...)."""
 
     def __init__(
-        self, chain: SerialChain, orientation: bool, tolerance: float | None = None
+        self, chain: SerialChain, orientation: bool, **options: Unpack[SolverOptions]
     ) -> None:
         self.chain = chain
         self.orientation = orientation
@@ -37,7 +40,6 @@ class ReachModel:
         start_position, start_rotation = forward(chain, chain.mid_range())
         self.goal = tip_goal(start_position, start_rotation if orientation else None)
         constraint = solver.Constraint(chain_tip(chain, orientation), self.goal, name="tip")
-        options = {} if tolerance is None else {"tolerance": tolerance}
         self.solver = solver.Solver(self.figure, [constraint], **options)
         # No joint groups: coordinates are the joint values, in the chain's order.
         assert self.figure.coordinate_names == chain.joints
@@ -64,13 +66,24 @@ def first_run(attempt: Attempt, restarts: int) -> Attempt:
 
 
 class ReachChain:
-    """Reach IK solving from the mid-range seed pose for every target."""
+    """Reach IK solving from the mid-range seed pose for every target.
+
+    ``tolerance`` (the :data:`GRADED` peer) and the other ``options`` are
+    :class:`solver.Solver`'s; ``name`` replaces the default peer name.
+    """
 
     def __init__(
-        self, chain: SerialChain, orientation: bool, tolerance: float | None = None
+        self,
+        chain: SerialChain,
+        orientation: bool,
+        tolerance: float | None = None,
+        name: str | None = None,
+        **options: Unpack[SolverOptions],
     ) -> None:
-        self.name = "Reach IK" if tolerance is None else GRADED
-        self.model = ReachModel(chain, orientation, tolerance)
+        if tolerance is not None:
+            options["tolerance"] = tolerance
+        self.name = name or ("Reach IK" if tolerance is None else GRADED)
+        self.model = ReachModel(chain, orientation, **options)
 
     def solve(self, position: np.ndarray, rotation: np.ndarray | None) -> Attempt:
         """Solve for one target from the seed pose; times only ``Solver.solve``."""
