@@ -198,7 +198,7 @@ class CyclicCoordinateDescent(Descent):
 
     def __init__(self, options: MethodOptions) -> None:
         self.max_iterations = options.max_iterations
-        self.step_limit = math.inf if options.step_limit is None else options.step_limit
+        self.step_limit = DEFAULT_STEP_LIMIT if options.step_limit is None else options.step_limit
 
     def iteration(self, problem: ScaledProblem) -> Step:
         """One :class:`Sweep` of ``problem``."""

@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..linear import FEASIBILITY_TOLERANCE, LinearSystem, project
+from ..linear import LinearSystem, project
 from ..optimizer import Outcome, Status
 from ..scale import ScaledEvaluation, ScaledProblem
+from .jacobian_step import on_bound
 
 if TYPE_CHECKING:
     from . import Callback
@@ -66,13 +67,6 @@ def kuhn_tucker(system: LinearSystem, z: np.ndarray, evaluation: ScaledEvaluatio
     if curvature <= 0.0:
         return False  # G falls linearly along d
     return slope * slope / (2.0 * curvature) <= KT_TOLERANCE * (1.0 + evaluation.f)
-
-
-def active_rows(system: LinearSystem, z: np.ndarray) -> list[int]:
-    """Rows of ``system`` that hold with equality at ``z`` (equalities always)."""
-    slack = system.b - system.A @ z
-    on = np.asarray(system.equality, dtype=bool) | (slack <= FEASIBILITY_TOLERANCE)
-    return [int(i) for i in np.flatnonzero(on)]
 
 
 def _stop(
@@ -154,7 +148,7 @@ def descend(
         nit += 1
         if callback is not None:
             callback(z.copy(), e.f)
-    active = active_rows(problem.system, z)
+    active = [int(i) for i in on_bound(problem.system, z)]
     normals = problem.system.A[active]
     multipliers = (
         np.linalg.lstsq(normals.T, e.g, rcond=None)[0] if active else np.zeros(0)

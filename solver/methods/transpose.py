@@ -2,7 +2,7 @@
 
 One iteration, in the scaled variables ``z`` of :class:`~solver.scale.ScaledProblem`:
 
-1. the stacked weighted task (:func:`~solver.methods.stacked.stacked_task`): rows
+1. the stacked weighted task (:func:`~solver.methods.jacobian_step.task`): rows
    ``sqrt(w_i) J_i``, errors ``sqrt(w_i) r_i`` of every constraint, so that
    ``J^T e = -g / 2``, the steepest-descent direction of ``G``. Several
    end-effectors, on one chain or on the branches of a tree, combine by stacking:
@@ -19,7 +19,7 @@ One iteration, in the scaled variables ``z`` of :class:`~solver.scale.ScaledProb
    length for prismatic variables).
 3. limits: the trial point is projected onto the joint limits and linear rows
    (``problem.system``) by the exact Euclidean projection
-   (:func:`solver.linear.project`), so every iterate satisfies every row (a
+   (:func:`~solver.methods.jacobian_step.feasible_point`), so every iterate satisfies every row (a
    projected-gradient arc, ``P(z + t dz)``); ``t`` starts at 1 and is halved
    until ``G`` decreases (at most :data:`MAX_HALVINGS` times).
 
@@ -38,11 +38,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linear import project
 from ..scale import ScaledEvaluation, ScaledProblem
 from .descent import Descent, Evaluate, Step
+from .jacobian_step import feasible_point, task
 from .options import MethodOptions
-from .stacked import stacked_task
 
 #: Largest change of a scaled variable in one step when ``step_limit`` is None.
 DEFAULT_STEP_LIMIT = 0.5
@@ -54,7 +53,7 @@ def transpose_step(
     problem: ScaledProblem, evaluation: ScaledEvaluation, limit: float
 ) -> np.ndarray:
     """``s J^T e`` (n,) at ``evaluation``, with no entry larger than ``limit`` in magnitude."""
-    jacobian, error = stacked_task(problem, evaluation)
+    jacobian, error = task(problem, evaluation)
     direction = jacobian.T @ error  # = -g / 2
     moved = jacobian @ direction  # J J^T e
     size = float(moved @ moved)
@@ -79,7 +78,7 @@ class JacobianTranspose(Descent):
         dz = transpose_step(problem, e, self.step_limit)
         t = 1.0
         for _ in range(MAX_HALVINGS + 1):
-            trial = project(problem.system, z + t * dz, "the joint limits")
+            trial = feasible_point(problem, z, t * dz)
             if np.any(trial != z):
                 candidate = evaluate(trial)
                 if candidate.f < e.f:
