@@ -13,8 +13,9 @@ When Auto Keying is on, Blender keys the channels a bone transform changed
   auto-keying one), cycle-aware keying; the key type of the tool settings.
 
 Live posing changes the rotation of each solved bone and, for bones with location joints,
-the location: those are the properties keyed here. *Only Active Keying Set* is not applied:
-with it on, live posing keys as without it (noted in the README).
+the location: those are the properties keyed here. With *Only Active Keying Set* on and a
+keying set active, the keying set is run on the solved bones instead (:mod:`.keying_set`),
+as Blender does for a transform.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from . import compat
+from .keying_set import active_keying_set, insert_keys, keying_set_paths, manual_flags
 from .keys import ChannelKey
 
 if TYPE_CHECKING:  # the bridge uses Blender only through the objects passed in
@@ -85,8 +87,14 @@ def autokey(
     frame = float(scene.frame_current)
     if tool.auto_keying_mode == "REPLACE_KEYS" and not has_key_at(obj, frame):
         return 0
-    options = insert_flags(scene, edit)
     keytype = tool.keyframe_type
+    keying_set = active_keying_set(scene)
+    if keying_set is not None:
+        bones = dict.fromkeys(group for _path, _index, group in channels)  # in order, once
+        sources = [obj.pose.bones[name] for name in bones]
+        paths = keying_set_paths(keying_set, sources, manual_flags(scene, edit))
+        return insert_keys(paths, frame, keytype)
+    options = insert_flags(scene, edit)
     keyed = 0
     if edit.use_keyframe_insert_available:
         bones = {group for _path, _index, group in channels}

@@ -33,6 +33,11 @@ def _api_44(value: object) -> Any:
     return value
 
 
+def context() -> bpy.types.Context:
+    """Blender's current context (for callbacks that take one, e.g. a keying set's)."""
+    return bpy.context
+
+
 def ensure_action(obj: bpy.types.Object) -> bpy.types.Action:
     """The object's action, created (and assigned, with a slot on 4.4+) if missing."""
     animation_data = obj.animation_data or obj.animation_data_create()

@@ -47,7 +47,7 @@ class BoneNames:
     def remember(self, armatures: Iterable[bpy.types.Armature]) -> None:
         """Take a snapshot of these armatures' bone names (forgetting older snapshots)."""
         for armature in armatures:
-            self._seen[armature.session_uid] = tuple(bone.name for bone in armature.bones)
+            self._seen[armature.session_uid] = tuple(armature.bones.keys())
 
     def changes(self, armatures: Iterable[bpy.types.Armature]) -> dict[int, dict[str, str]]:
         """Renames since the last snapshot of each armature; the snapshots move on.
@@ -56,8 +56,11 @@ class BoneNames:
         """
         out: dict[int, dict[str, str]] = {}
         for armature in armatures:
-            now = tuple(bone.name for bone in armature.bones)
+            # keys(): the names in order, read in C (this runs after every pose change)
+            now = tuple(armature.bones.keys())
             before = self._seen.get(armature.session_uid)
+            if before == now:
+                continue
             self._seen[armature.session_uid] = now
             mapping = renamed(before, now) if before is not None else {}
             if mapping:

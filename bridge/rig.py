@@ -53,7 +53,7 @@ import numpy as np
 from .. import solver
 from . import ik_limits, rotations
 from .object_frame import armature_space, check_carried, object_frame
-from .rig_evaluated import constrained_still_bones, evaluated_basis
+from .rig_evaluated import constrained, evaluated_basis, still_bones
 from .rig_freedom import check_chains_move
 from .rig_goals import ConstraintSpec, GoalBinding, build_constraints
 from .rig_joints import (
@@ -122,6 +122,12 @@ class Rig:
     # armature-space rest rotation (3, 3) of each bone that does not inherit rotation.
     scales: dict[str, np.ndarray] = field(default_factory=dict)
     hinge_rest: dict[str, np.ndarray] = field(default_factory=dict)
+    # Bone -> (parent bone or None, Connected): edit-mode data, fixed while the rig is used
+    # (a kept session is rebuilt when either changes), so push_rest need not read the bones.
+    links: dict[str, tuple[str | None, bool]] = field(default_factory=dict)
+    # Figure bones no solved bone moves (see .rig_evaluated): read where Blender evaluates
+    # them when a bone constraint acts on them.
+    still: list[str] = field(default_factory=list)
 
     # ------------------------------------------------------------------ state
     def read_pose(self, solved_too: bool) -> None:
@@ -140,7 +146,7 @@ class Rig:
             if solved_too and info is not None and info.stretch is not None:
                 inherited = parent_stretch(self.obj, name, self.stretch, self.solved)
                 self.stretch[name] = max(float(pose[name].scale[1]) * inherited, MIN_STRETCH)
-        for name in constrained_still_bones(self.obj, self.bones, self.solved):
+        for name in constrained(self.obj, self.still):
             self.rotation[name], self.location[name] = evaluated_basis(self.obj, name)
 
     def _set_rest(self, segment: str, translation: np.ndarray | None, rotation: np.ndarray) -> None:
@@ -148,10 +154,10 @@ class Rig:
         last = self.pushed.get(segment)
         if (
             last is not None
-            and np.array_equal(last[1], rotation)
+            and last[1].tobytes() == rotation.tobytes()
             and (
                 translation is None
-                or (last[0] is not None and np.array_equal(last[0], translation))
+                or (last[0] is not None and last[0].tobytes() == translation.tobytes())
             )
         ):
             return  # unchanged: skip the solver's validation and kinematics refresh
@@ -162,21 +168,20 @@ class Rig:
         """Write the current state into the figure's rest transforms (no rebuild)."""
         t_obj, r_obj = object_frame(self.obj, self.scale)
         s = self.scale
-        bones = armature_data(self.obj).bones
         for name in self.bones:
-            bone = bones[name]
+            parent, connected = self.links[name]
             off = self.offsets[name]
             info = self.solved.get(name)
-            loc = np.zeros(3) if bone.use_connect else self.location[name]
-            if info is not None and info.location_joints:
-                loc = np.zeros(3)
-            translation = s * (off[:3, 3] + off[:3, :3] @ loc)
+            if connected or (info is not None and info.location_joints):
+                translation = s * off[:3, 3]
+            else:
+                translation = s * (off[:3, 3] + off[:3, :3] @ self.location[name])
             rotation = off[:3, :3]
-            if bone.parent is None:
+            if parent is None:
                 translation = t_obj + r_obj @ translation
                 rotation = r_obj @ rotation
             else:  # Blender places the head with the parent's full (scaled) pose matrix
-                translation = self.scales.get(bone.parent.name, 1.0) * translation
+                translation = self.scales.get(parent, 1.0) * translation
                 if name in self.hinge_rest:  # rotation relative to the world, not the parent
                     rotation = r_obj @ self.hinge_rest[name]
             if info is not None and info.param != "LOCAL":
@@ -223,28 +228,28 @@ class Rig:
     def apply(self, result: solver.IKResult) -> None:
         """Move a solution into the state (rotation/location of solved bones)."""
         values = result.values()
-        coords = dict(zip(self.figure.coordinate_names, result.x.tolist(), strict=True))
+        coords = None  # the stretch coordinates, read only when a bone stretches
         for name, info in self.solved.items():
+            axes = [axis for axis, _joint in info.rotation_joints]
+            angles = [values[joint] for _axis, joint in info.rotation_joints]
             if info.param == "LOCAL":
-                r = self.base[name]
-                local = np.array([values[joint] for _axis, joint in info.rotation_joints])
-                for (axis, _joint), value in zip(info.rotation_joints, local, strict=True):
-                    r = r @ rotations.axis_rotation(axis, value)
-                self.local_values[name] = local
-                r = rotations.orthonormalize(r)  # a no-op unless round-off has built up
+                self.local_values[name] = np.array(angles)
+                # orthonormalize: a no-op unless round-off has built up
+                r = rotations.orthonormalize(
+                    self.base[name] @ rotations.axes_rotation(axes, angles)
+                )
             elif info.segment is not None:  # IK_SEGMENT: the joints' product
-                r = np.eye(3)
-                for axis, joint in info.rotation_joints:
-                    r = r @ rotations.axis_rotation(axis, values[joint])
+                r = rotations.axes_rotation(axes, angles)
             else:  # EULER bones always carry all three angles (locked ones pinned by bounds)
-                angles = np.zeros(3)
-                for axis, joint in info.rotation_joints:
-                    angles[axis] = values[joint]
-                r = rotations.euler_to_matrix(angles, info.param)
+                euler = np.zeros(3)
+                euler[axes] = angles
+                r = rotations.euler_to_matrix(euler, info.param)
             self.rotation[name] = r
             for axis, joint in info.location_joints:
                 self.location[name][axis] = values[joint] / self.scale
             if info.stretch is not None:
+                if coords is None:
+                    coords = dict(zip(self.figure.coordinate_names, result.x.tolist(), strict=True))
                 self.stretch[name] = 1.0 + coords[info.stretch] / info.length
 
     def channels(self, previous: dict[str, np.ndarray] | None = None) -> dict[str, BoneChannels]:
@@ -255,13 +260,18 @@ class Rig:
         ``S_bone / S_parent`` on all three axes (see :mod:`.rig_stretch`).
         """
         out = {}
+        pose = self.obj.pose.bones
         for name, info in self.solved.items():
-            pb = self.obj.pose.bones[name]
-            prev = previous[name] if previous and name in previous else rotation_values(pb)
+            if previous and name in previous:
+                prev = previous[name]
+            else:
+                prev = rotation_values(pose[name])
             rot = rotations.rotation_to_channels(self.rotation[name], info.rotation_mode, prev)
-            ratio = self.stretch.get(name, 1.0) / parent_stretch(
-                self.obj, name, self.stretch, self.solved
-            )
+            ratio = 1.0
+            if self.stretch:  # else no bone stretches: every ratio is 1
+                ratio = self.stretch.get(name, 1.0) / parent_stretch(
+                    self.obj, name, self.stretch, self.solved
+                )
             out[name] = BoneChannels(rot, self.location[name].copy(), np.full(3, ratio))
         return out
 
@@ -375,6 +385,12 @@ def build_rig(
     rig.specs = plan.specs
     rig.scales = {name: bone_scale.scale for name, bone_scale in scales.items()}
     rig.hinge_rest = hinge_rest
+    rig.still = still_bones(obj, order, solved)
+    rig.links = {
+        name: (bone.parent.name if bone.parent else None, bone.use_connect)
+        for name in order
+        for bone in (bones_by_name[name],)
+    }
     for binding in plan.bindings:  # a goal on a Target Bone of this armature
         if binding.carrier is not None and binding.carry is None:
             binding.carrier_scale = rig.scales.get(binding.carrier)

@@ -30,6 +30,12 @@ def constrained_still_bones(
 ) -> list[str]:
     """The bones of ``names`` (parents first) that no bone of ``solved`` moves and that carry
     an enabled bone constraint (not muted, influence above 0), parents first."""
+    return constrained(obj, still_bones(obj, names, solved))
+
+
+def still_bones(obj: bpy.types.Object, names: Iterable[str], solved: Container[str]) -> list[str]:
+    """The bones of ``names`` (in order) that inherit rotation (or are roots) and that no
+    bone of ``solved`` moves: edit-mode facts, which a built rig keeps."""
     bones = armature_data(obj).bones
     out = []
     for name in names:
@@ -37,17 +43,22 @@ def constrained_still_bones(
         if not bone.use_inherit_rotation and bone.parent is not None:
             continue
         above = bone
-        moved = False
-        while above is not None:
-            if above.name in solved:
-                moved = True
-                break
+        while above is not None and above.name not in solved:
             above = above.parent
-        if moved:
-            continue
-        if any(not c.mute and c.influence > 0.0 for c in obj.pose.bones[name].constraints):
+        if above is None:
             out.append(name)
     return out
+
+
+def constrained(obj: bpy.types.Object, names: Iterable[str]) -> list[str]:
+    """The bones of ``names`` (in order) with an enabled bone constraint (not muted,
+    influence above 0): read at every call, as a constraint's influence may be animated."""
+    pose = obj.pose.bones
+    return [
+        name
+        for name in names
+        if any(not c.mute and c.influence > 0.0 for c in pose[name].constraints)
+    ]
 
 
 def evaluated_basis(obj: bpy.types.Object, name: str) -> tuple[np.ndarray, np.ndarray]:

@@ -92,12 +92,12 @@ class GoalBinding:
             pb = cast("bpy.types.Pose", target.pose).bones[self.target_bone]
             m = m @ np.array(pb.matrix, dtype=float)
             m[:3, 3] = (m @ np.array([0.0, pb.bone.length * self.head_tail, 0.0, 1.0]))[:3]
-        if not np.all(np.isfinite(m)):
+        if not np.isfinite(m).all():
             raise self.error(
                 f"Constraint '{self.name}': target '{target.name}' has a non-finite (NaN) transform"
             )
-        norms = np.linalg.norm(m[:3, :3], axis=0)
-        if norms.min() <= 1e-12:
+        norms = np.sqrt((m[:3, :3] * m[:3, :3]).sum(axis=0))  # column lengths
+        if min(norms.tolist()) <= 1e-12:
             raise self.error(f"Constraint '{self.name}': target '{target.name}' has zero scale")
         return m[:3, 3], m[:3, :3] / norms
 

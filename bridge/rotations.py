@@ -11,6 +11,7 @@ and identical on every Blender version.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -38,7 +39,7 @@ def orthonormalize(matrix: np.ndarray) -> np.ndarray:
     wants rotations orthonormal to 1e-6.
     """
     m = np.asarray(matrix, dtype=float)
-    if np.abs(m.T @ m - _EYE).max() < 1e-12 and np.linalg.det(m) > 0.0:
+    if np.abs(m.T @ m - _EYE).max() < 1e-12 and _det(m) > 0.0:
         return m
     u, _s, vt = np.linalg.svd(m)
     r = u @ vt
@@ -46,6 +47,26 @@ def orthonormalize(matrix: np.ndarray) -> np.ndarray:
         u[:, -1] = -u[:, -1]
         r = u @ vt
     return r
+
+
+def _det(m: np.ndarray) -> float:
+    """Determinant of a (3, 3) matrix (triple product; ``np.linalg.det`` costs ten times
+    more on 3x3 data)."""
+    (a, b, c), (d, e, f), (g, h, i) = m.tolist()
+    return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+
+
+def axes_rotation(axes: Sequence[int], angles: Sequence[float]) -> np.ndarray:
+    """``axis_rotation(axes[0], angles[0]) @ axis_rotation(axes[1], angles[1]) @ ...``
+    ``(3, 3)``: revolutes about coordinate axes 0, 1, 2 applied in turn (radians)."""
+    r = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    for axis, angle in zip(axes, angles, strict=True):
+        c, s = math.cos(angle), math.sin(angle)
+        a, b = (axis + 1) % 3, (axis + 2) % 3  # the plane the revolute turns
+        for row in r:  # row @ R_axis: columns a and b mix
+            ra, rb = row[a], row[b]
+            row[a], row[b] = ra * c + rb * s, rb * c - ra * s
+    return np.array(r)
 
 
 def euler_to_matrix(angles: np.ndarray, order: str) -> np.ndarray:
@@ -131,17 +152,22 @@ def matrix_to_quaternion(matrix: np.ndarray, compatible: np.ndarray | None = Non
         q[1 + a] = (m[a][n] + m[n][a]) / s
         q[1 + b] = (m[b][n] + m[n][b]) / s
     norm = math.sqrt(sum(v * v for v in q))
-    out = np.array(q) / norm
-    if compatible is not None and float(np.dot(out, compatible)) < 0.0:
-        out = -out
-    return out
+    q = [v / norm for v in q]
+    if compatible is not None:
+        reference = np.asarray(compatible, dtype=float).tolist()
+        if sum(a * b for a, b in zip(q, reference, strict=True)) < 0.0:
+            q = [-v for v in q]
+    return np.array(q)
 
 
 def quaternion_to_matrix(quaternion: np.ndarray) -> np.ndarray:
     """Rotation matrix ``(3, 3)`` of a quaternion ``(4,)`` ``(w, x, y, z)`` (normalised here)."""
-    q = np.asarray(quaternion, dtype=float)
-    norm = np.linalg.norm(q)
-    w, x, y, z = q / norm if norm > 0.0 else (1.0, 0.0, 0.0, 0.0)
+    w, x, y, z = (float(v) for v in quaternion)  # scalars: a pose read converts one per bone
+    norm = math.sqrt(w * w + x * x + y * y + z * z)
+    if norm > 0.0:
+        w, x, y, z = w / norm, x / norm, y / norm, z / norm
+    else:
+        w, x, y, z = 1.0, 0.0, 0.0, 0.0
     return np.array([
         [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],

@@ -77,8 +77,8 @@ SCALE_DIGITS = 6
 #: round-off (about 1e-8), which must not force a rebuild at every solve.
 PIN_SLACK = 1e-6
 
-#: RNA type -> (its property count, (identifier, type, is array) of each property).
-_DESCRIPTORS: dict[str, tuple[int, tuple[tuple[str, str, bool], ...]]] = {}
+#: RNA type -> (its property count, (identifier, type, array dimensions) of each property).
+_DESCRIPTORS: dict[str, tuple[int, tuple[tuple[str, str, int], ...]]] = {}
 _SESSIONS: OrderedDict[int, tuple[tuple, bytes, RigSession, list[tuple[int, float]]]] = (
     OrderedDict()
 )
@@ -132,14 +132,15 @@ def _is_property_group(value: Any) -> bool:
     return base is not None and base.identifier == "PropertyGroup"
 
 
-def _descriptors(struct: Any) -> tuple[tuple[str, str, bool], ...]:
-    """(identifier, RNA type, is array) of every property of ``struct``'s RNA type."""
+def _descriptors(struct: Any) -> tuple[tuple[str, str, int], ...]:
+    """(identifier, RNA type, array dimensions: 0 for a single value) of every property of
+    ``struct``'s RNA type."""
     rna = struct.bl_rna
     known = _DESCRIPTORS.get(rna.identifier)
     if known is not None and known[0] == len(rna.properties):
         return known[1]
     out = tuple(
-        (prop.identifier, prop.type, bool(getattr(prop, "is_array", False)))
+        (prop.identifier, prop.type, _dimensions(prop))
         for prop in rna.properties
         if prop.identifier != "rna_type"
     )
@@ -147,11 +148,18 @@ def _descriptors(struct: Any) -> tuple[tuple[str, str, bool], ...]:
     return out
 
 
+def _dimensions(prop: Any) -> int:
+    """How many dimensions an RNA property's array has (0: not an array)."""
+    if not getattr(prop, "is_array", False):
+        return 0
+    return max(sum(1 for d in prop.array_dimensions if d > 0), 1)
+
+
 def _rna_values(struct: Any) -> tuple:
     """Every RNA property of ``struct`` (a property group or a constraint): values, pointers
     by address (property groups by contents), collections item by item."""
     out: list[Any] = []
-    for ident, kind, is_array in _descriptors(struct):
+    for ident, kind, dimensions in _descriptors(struct):
         value = getattr(struct, ident)
         if kind == "POINTER":
             if value is None:
@@ -162,7 +170,9 @@ def _rna_values(struct: Any) -> tuple:
                 out.append(value.as_pointer())
         elif kind == "COLLECTION":
             out.append(tuple(_rna_values(item) for item in value))
-        elif is_array:
+        elif dimensions == 1:  # a slice of a 1-D RNA array (or vector) is a tuple of values
+            out.append(tuple(value[:]))
+        elif dimensions:
             out.append(tuple(np.array(value, dtype=float).ravel()))
         else:
             out.append(value)
@@ -191,7 +201,7 @@ def _object_key(obj: bpy.types.Object, settings: ReachSettings, only_selected: b
         obj.as_pointer(), obj.session_uid, obj.type, obj.mode, data.as_pointer(),
         tuple((m.T @ m).round(12).ravel()), bool(np.linalg.det(m) < 0.0), only_selected,
         _rna_values(settings), tuple(_parentage(item.target) for item in settings.constraints),
-        tuple(b.name for b in bones), tuple(b.parent.name if b.parent else "" for b in bones),
+        tuple(bones.keys()), tuple(p.name if (p := b.parent) is not None else "" for b in bones),
     )  # fmt: skip
 
 

@@ -21,6 +21,7 @@ from .problem import Problem
 from .restarts import StartSampler, better
 from .result import IKResult, Residual, stop_message
 from .scale import ScaledEvaluation, ScaledProblem, characteristic_length
+from .step_bound import binds, bounded
 
 #: Default distance tolerance as a fraction of the characteristic length.
 RELATIVE_TOLERANCE = 1e-6
@@ -69,9 +70,13 @@ class Solver:
         step_limit: largest change of any variable in one iteration of the
             Jacobian methods (radians; scene units / ``L`` for prismatic
             variables); None: each method's default.
-        max_change: largest change of any variable over one whole solve, from
-            its start (smooth tracking: a bake bounds each frame's joint step);
-            None: unbounded.
+        max_change: largest change of any coordinate over one whole solve, from
+            its (feasible) start: radians, scene units for a coordinate that moves
+            only prismatic joints (smooth tracking: a bake bounds each frame's joint
+            step). Rows of the solve like the joint limits, so every method and
+            every restart's start stays within them; the restarts are skipped when
+            a bound row holds the answer (the miss is the bound's, not a local
+            minimum's). See :mod:`solver.step_bound`. None: unbounded.
         analytic_start: start two-bone chains from their analytic solution
             (:mod:`solver.methods.two_bone`).
         time_limit: wall-time budget of one solve in seconds, restarts
@@ -206,7 +211,7 @@ class Solver:
         """Restart after a run that misses a goal; the best run, total iterations, restarts."""
         nit, tries = outcome.nit, 0
         best = outcome
-        if best.evaluation.reached or not self.restarts:
+        if best.evaluation.reached or not self.restarts or binds(scaled.system, best.active):
             return best, nit, tries
         sampler = StartSampler(scaled, z0, self.seed)
 
@@ -284,9 +289,12 @@ class Solver:
 
         deadline = None if self.time_limit is None else clock + self.time_limit
         z0 = scaled.from_y(y0)
-        first = z0 if self._analytic is None else self._analytic.start(scaled, z0)
-        outcome = self._run(scaled, first, wrapped, deadline)
-        outcome, nit, restarts = self._search(scaled, z0, outcome, wrapped, deadline)
+        # This solve's rows: the limits, and the step bound around its start (the
+        # analytic start is projected onto them too).
+        rows = scaled if self.max_change is None else bounded(scaled, z0, self.max_change)
+        first = z0 if self._analytic is None else self._analytic.start(rows, z0)
+        outcome = self._run(rows, first, wrapped, deadline)
+        outcome, nit, restarts = self._search(rows, z0, outcome, wrapped, deadline)
         coords = problem.to_coordinates(scaled.to_y(outcome.y))
         self.last = coords
         e = outcome.evaluation.raw
@@ -295,7 +303,7 @@ class Solver:
             for c, r in zip(problem.constraints, e.reports, strict=True)
         )
         status = outcome.status
-        active_set = tuple(scaled.system.labels[i] for i in outcome.active)
+        active_set = tuple(rows.system.labels[i] for i in outcome.active)
         unmet = tuple(r.name for r in residuals if not r.satisfied)
         return IKResult(
             x=coords,

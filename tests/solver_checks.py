@@ -37,6 +37,18 @@ GOAL_TYPES = (
 JOINT_KINDS = ("revolute", "prismatic", "grouped")
 
 
+class Recorder:
+    """Callback that stores every iterate ``(coords, fun)`` of a solve."""
+
+    def __init__(self) -> None:
+        self.xs: list[np.ndarray] = []
+        self.fs: list[float] = []
+
+    def __call__(self, x: np.ndarray, fun: float) -> None:
+        self.xs.append(np.array(x, dtype=float, copy=True))
+        self.fs.append(float(fun))
+
+
 # ------------------------------------------------------------------ figures
 def planar_arm(limits: tuple[float, float] = (-np.inf, np.inf)) -> Figure:
     """Two unit links rotating about z; joint values ``a`` (with ``limits``) and ``b``."""

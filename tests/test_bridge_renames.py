@@ -15,10 +15,17 @@ class Named:
     name: str
 
 
+class Bones(list[Named]):
+    """A bone collection: a list with Blender's ``keys()`` (the names in order)."""
+
+    def keys(self) -> list[str]:
+        return [bone.name for bone in self]
+
+
 @dataclass
 class Armature:
     session_uid: int
-    bones: list[Named]
+    bones: Bones
 
 
 @dataclass
@@ -56,7 +63,7 @@ class Obj:
 
 
 def armature(uid: int, *names: str) -> Armature:
-    return Armature(uid, [Named(n) for n in names])
+    return Armature(uid, Bones(Named(n) for n in names))
 
 
 def test_renames_are_the_names_that_differ_position_by_position() -> None:

@@ -26,6 +26,15 @@ def test_axis_rotation_is_the_right_handed_turn_about_the_axis(axis: int, angle:
     assert np.allclose(rotations.axis_rotation(axis, np.float64(angle)), expected, atol=1e-15)
 
 
+@pytest.mark.parametrize("axes", [[0, 1, 2], [2, 0], [1], [], [0, 0, 2, 1]])
+def test_axes_rotation_is_the_product_of_the_turns_in_order(axes: list[int]) -> None:
+    angles = [0.7, -1.9, 2.6, 0.2][: len(axes)]
+    expected = np.eye(3)
+    for axis, angle in zip(axes, angles, strict=True):
+        expected = expected @ _rodrigues(np.eye(3)[axis], angle)
+    assert np.allclose(rotations.axes_rotation(axes, angles), expected, atol=1e-15)
+
+
 def test_orthonormalize_keeps_a_rotation_and_repairs_drift_and_reflection() -> None:
     r = rotations.axis_rotation(0, 0.3) @ rotations.axis_rotation(2, -1.1)
     assert rotations.orthonormalize(r) is r or np.array_equal(rotations.orthonormalize(r), r)

@@ -53,15 +53,27 @@ class Expectation:
     Attributes:
         reached: fraction of the random reachable targets of each scene it must meet
             (with :data:`RESTARTS` restarts, default iteration limit).
+        points_at_unreachable: one local run ends pointing the straight chain at an
+            unreachable target (otherwise it must only straighten the chain and end
+            nearer the target than it started).
         reason: why a method's expectation is looser than the default (empty otherwise).
     """
 
     reached: float = 1.0
+    points_at_unreachable: bool = True
     reason: str = ""
 
 
 #: Documented per-method exceptions (a method not listed must meet the defaults).
-EXPECTATIONS: dict[str, Expectation] = {}
+EXPECTATIONS: dict[str, Expectation] = {
+    "pinv": Expectation(
+        points_at_unreachable=False,
+        reason="at the straight (singular) pose its step along the bend is |e| / sigma_min "
+        "(seed 001, eq. 12): capped at the step limit, it overshoots the straight pose at "
+        "almost every iteration and leaves a tiny share for turning the chain, which on the "
+        "3-link chain is still 0.07 rad off the target's direction after 200 iterations",
+    ),
+}
 
 
 def expected(method: str) -> Expectation:
@@ -282,12 +294,17 @@ def test_unreachable_target_straightens_the_chain_towards_it(method: str, headin
     distance = 3.0
     target = np.array([distance * math.cos(heading), distance * math.sin(heading), 0.0])
     c = Constraint(EndEffector("tip"), PositionGoal(target), name="tip")
-    result = solver_for(fig, [c], method, restarts=0).solve(initial=[0.5, 0.6, -0.4])
+    start = np.array([0.5, 0.6, -0.4])
+    result = solver_for(fig, [c], method, restarts=0).solve(initial=start)
     check_result(result, fig, ("tip",))
     assert not result.success
-    assert result.residuals[0].distance == pytest.approx(distance - sum(LINKS), abs=1e-5)
-    tip = point_of(fig, result.x, "tip")
-    assert angle_between(tip, target) < 0.1  # degrees: pointing at the target
+    if expected(method).points_at_unreachable:
+        assert result.residuals[0].distance == pytest.approx(distance - sum(LINKS), abs=1e-5)
+        tip = point_of(fig, result.x, "tip")
+        assert angle_between(tip, target) < 0.1  # degrees: pointing at the target
+    else:
+        missed = float(np.linalg.norm(point_of(fig, start, "tip") - target))
+        assert result.residuals[0].distance < missed
     bends = result.x[1:]
     assert np.all(np.abs(bends) < 3e-3)  # straight (radians)
 

@@ -26,6 +26,7 @@ from solver import (
 from solver.optimizer import HESSIANS, make_strategy, minimize
 from tests.solver_checks import (
     FigureCase,
+    Recorder,
     coordinate_gradient,
     figure_cases,
     kt_residual,
@@ -40,18 +41,6 @@ FEASIBLE = 1e-8  # largest tolerated violation of a linear constraint
 KT_PROJECTED = 3e-4  # projected gradient relative to the starting gradient
 KT_SIGN = 1e-6  # wrong-sign multiplier relative to the starting gradient
 KT_FLOOR = 1e-6  # absolute floor, times sqrt(1 + G) at the start
-
-
-class Recorder:
-    """Callback that stores every iterate ``(coords, fun)``."""
-
-    def __init__(self) -> None:
-        self.xs: list[np.ndarray] = []
-        self.fs: list[float] = []
-
-    def __call__(self, x: np.ndarray, fun: float) -> None:
-        self.xs.append(np.array(x, dtype=float, copy=True))
-        self.fs.append(float(fun))
 
 
 def _add_polygon(case: FigureCase, rng: np.random.Generator, sides: int) -> None:

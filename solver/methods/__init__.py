@@ -7,6 +7,8 @@ the result object are shared by all of them:
 
 - ``"gauss-newton-hybrid"`` and ``"bfgs"``: the projected quasi-Newton optimiser
   of the Appendix (:mod:`solver.optimizer`), with the two Hessian strategies.
+- ``"dls"`` and ``"pinv"``: damped least squares (eq. 16, seed 001) and the
+  pseudoinverse, with an active-set treatment of the limits (:mod:`.dls`).
 - ``"jt"``: the Jacobian transpose, projected onto the limits (:mod:`.transpose`).
 - ``"ccd"``: cyclic coordinate descent, distal to proximal (:mod:`.ccd`).
 """
@@ -21,6 +23,7 @@ import numpy as np
 from ..optimizer import Outcome, make_strategy, minimize
 from ..scale import ScaledEvaluation, ScaledProblem
 from .ccd import CyclicCoordinateDescent
+from .dls import damped_least_squares, pseudoinverse
 from .options import MethodOptions
 from .transpose import JacobianTranspose
 
@@ -82,6 +85,8 @@ def _projected(hessian: str) -> Callable[[MethodOptions], Method]:
 FACTORIES: dict[str, Callable[[MethodOptions], Method]] = {
     "gauss-newton-hybrid": _projected("gauss-newton-hybrid"),
     "bfgs": _projected("bfgs"),
+    "dls": damped_least_squares,
+    "pinv": pseudoinverse,
     "jt": JacobianTranspose,
     "ccd": CyclicCoordinateDescent,
 }

@@ -20,8 +20,8 @@ import bpy
 import numpy as np
 import pytest
 
-from tests.blender.conftest import world_bone_tail
-from tests.blender.reach_scenes import add_constraint, add_empty, make_chain
+from tests.blender.conftest import run_op, select_pose_bones, world_bone_tail
+from tests.blender.reach_scenes import activate, add_constraint, add_empty, make_chain
 
 TOLERANCE = 1e-4  # scene units: the default tolerance is 1e-5, float32 evaluation on top
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -44,6 +44,20 @@ def finish(extension: ModuleType, obj: bpy.types.Object) -> None:
 def miss(obj: bpy.types.Object, target: bpy.types.Object) -> float:
     """Distance (scene units) from the tail of bone b2 to the target, evaluated."""
     return float(np.linalg.norm(world_bone_tail(obj, "b2") - np.array(target.matrix_world)[:3, 3]))
+
+
+def rotate_by_transform(name: str = "Reference") -> bpy.types.Object:
+    """A new 3-bone chain ``name`` whose bone b1 is rotated by a real ``transform.rotate`` in
+    pose mode (Blender's own auto keying applies; bpy 4.2 crashes there in background)."""
+    reference = make_chain(name)
+    activate(reference)
+    run_op(bpy.ops.object.mode_set, mode="POSE")
+    select_pose_bones(reference, ["b1"], active="b1")
+    area = next(a for a in bpy.context.screen.areas if a.type == "VIEW_3D")
+    region = next(r for r in area.regions if r.type == "WINDOW")
+    with bpy.context.temp_override(area=area, region=region):
+        run_op(bpy.ops.transform.rotate, value=0.3, orient_axis="X")
+    return reference
 
 
 def live_chain(extension: ModuleType) -> tuple[bpy.types.Object, bpy.types.Object, ModuleType]:

@@ -10,17 +10,16 @@ import bpy
 import numpy as np
 import pytest
 
-from tests.blender.conftest import run_op, select_pose_bones, world_bone_tail
+from tests.blender.conftest import run_op, world_bone_tail
 from tests.blender.live_support import (  # noqa: F401  (room_to_solve: an autouse fixture)
     live_chain,
     room_to_solve,
+    rotate_by_transform,
     run_in_blender,
 )
 from tests.blender.reach_scenes import (
-    activate,
     channel_set,
     fcurves,
-    make_chain,
     pose_of,
 )
 
@@ -90,15 +89,7 @@ def test_auto_keying_keys_the_moved_rotations_like_a_transform(
         assert group == bone and types == ["BREAKDOWN"]
         assert len(points) == 1 and points[0][0] == 7.0 and abs(points[0][1] - value) < 1e-6
     if bpy.app.version >= (5, 0, 0):  # bpy 4.2 crashes in transform.rotate in background
-        reference = make_chain("Reference")
-        activate(reference)
-        run_op(bpy.ops.object.mode_set, mode="POSE")
-        select_pose_bones(reference, ["b1"], active="b1")
-        area = next(a for a in bpy.context.screen.areas if a.type == "VIEW_3D")
-        region = next(r for r in area.regions if r.type == "WINDOW")
-        with bpy.context.temp_override(area=area, region=region):
-            run_op(bpy.ops.transform.rotate, value=0.3, orient_axis="X")
-        transform = _keys(reference)
+        transform = _keys(rotate_by_transform())
         assert set(transform) == {(ROTATION.format("b1"), i) for i in range(4)}
         for (_path, _index), (group, points, types) in transform.items():
             assert group == "b1" and types == ["BREAKDOWN"] and points[0][0] == 7.0

@@ -1,0 +1,136 @@
+"""Smooth tracking: the seed-001 Fig. 1 shoulder example, bounded and unbounded.
+
+``python -m bench.smooth_tracking`` tracks a hand target frame by frame on the planar
+shoulder-elbow arm of Maciejewski's Fig. 1 (sagittal plane; the hand passes just under,
+then just over the shoulder, so the shoulder must swing through its whole range) and on a
+figure-eight crossing the shoulder, in the ways the solver offers, and writes
+``bench/SMOOTH.md``: the largest joint change in one frame, the frames the tip takes to
+recover after each crossing, and the worst tip error.
+
+The arm: upper arm and forearm of 0.3 scene units, shoulder and elbow hinges about ``y``
+(the arm hangs along ``-z``, ``x`` is forward); the elbow flexes one way only, at most
+3.12 rad, so the hand can come within 2 * 0.3 * cos(3.12 / 2) = 0.0065 of the shoulder and
+each hand position has a single pose. The hand under the shoulder puts the elbow behind
+the back, over it in front (Fig. 1a, 1b).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+import solver
+from solver.options import SolverOptions
+from solver.step_bound import held as held_by_bound
+
+#: Upper arm and forearm lengths, scene units.
+UPPER = 0.3
+FOREARM = 0.3
+#: Largest elbow flexion, radians (the elbow cannot fold flat).
+ELBOW = 3.12
+#: Shoulder range, radians (flexion forward is negative about ``y`` here).
+SHOULDER = (-3.1, 2.5)
+#: The crossing path: the hand moves up a vertical line this far in front of the
+#: shoulder (scene units), this far per frame, from 0.24 under to 0.24 over it.
+OFFSET = 0.002
+STEP = 0.03
+#: The first frame's start: arm hanging, elbow bent (the human branch).
+START = (0.0, -1.0)
+
+
+def shoulder_arm() -> solver.Figure:
+    """The Fig. 1 arm: coordinates ``(shoulder, elbow)`` in radians; hand at the forearm's end."""
+    fig = solver.Figure()
+    fig.add_segment("upper")
+    fig.add_revolute("upper", (0, 1, 0), *SHOULDER, name="shoulder")
+    fig.add_segment("forearm", parent="upper", translation=(0.0, 0.0, -UPPER))
+    fig.add_revolute("forearm", (0, 1, 0), -ELBOW, 0.0, name="elbow")
+    return fig
+
+
+def hand(fig: solver.Figure, coords: np.ndarray) -> np.ndarray:
+    """The hand's position (3,) at ``coords``, scene units."""
+    frame = fig.forward(coords)["forearm"]
+    return frame[:3, :3] @ np.array([0.0, 0.0, -FOREARM]) + frame[:3, 3]
+
+
+def crossing_path() -> np.ndarray:
+    """(16, 3) hand targets from 0.225 under to 0.225 over the shoulder, :data:`STEP` apart."""
+    n = round(0.48 / STEP / 2)
+    z = STEP * (np.arange(-n, n) + 0.5)
+    return np.stack([np.full_like(z, OFFSET), np.zeros_like(z), z], axis=1)
+
+
+def figure_eight(frames: int = 120) -> np.ndarray:
+    """(frames, 3) one loop of a figure-eight whose crossing point is at the shoulder
+    (offset :data:`OFFSET` forward), from the top of its upper lobe: the hand passes the
+    shoulder going down, then up."""
+    t = np.linspace(0.5, 2.5, frames, endpoint=False) * math.pi
+    x = OFFSET + 0.12 * np.sin(2.0 * t)
+    z = 0.24 * np.sin(t)
+    return np.stack([x, np.zeros_like(t), z], axis=1)
+
+
+@dataclass(frozen=True)
+class Track:
+    """One tracked path.
+
+    Attributes:
+        steps: (frames - 1,) largest change of a coordinate from the previous frame, radians.
+        errors: (frames,) hand-to-target distance, scene units.
+        reached: (frames,) the solve met the goal within its tolerance.
+        held: (frames,) the step bound shaped the answer (:func:`solver.step_bound.held`).
+    """
+
+    steps: np.ndarray
+    errors: np.ndarray
+    reached: np.ndarray
+    held: np.ndarray
+
+    def recovery(self) -> int:
+        """The longest run of consecutive frames that miss the target: how long the tip
+        takes to recover after a crossing (0 when every frame reaches it)."""
+        longest = run = 0
+        for ok in self.reached:
+            run = 0 if ok else run + 1
+            longest = max(longest, run)
+        return longest
+
+
+def track(
+    path: np.ndarray, max_change: float | None = None, options: SolverOptions | None = None
+) -> Track:
+    """Track ``path`` (frames, 3) with one :class:`solver.Solver`.
+
+    The first frame is solved from :data:`START` without ``max_change`` (there is no
+    previous frame); every later frame starts from the previous answer.
+
+    Args:
+        path: (frames, 3) hand targets, scene units.
+        max_change: the per-frame bound (radians), None: unbounded.
+        options: the solver's other keyword options.
+    """
+    fig = shoulder_arm()
+    goal = solver.PositionGoal(path[0])
+    effector = solver.EndEffector("forearm", (0.0, 0.0, -FOREARM))
+    ik = solver.Solver(fig, [solver.Constraint(effector, goal, name="hand")], **(options or {}))
+    xs, reached, held = [], [], []
+    start = np.array(START)
+    for k, target in enumerate(path):
+        goal.point = target
+        ik.max_change = None if k == 0 else max_change
+        result = ik.solve(start)
+        held.append(held_by_bound(start, result.x, ik.max_change))
+        xs.append(result.x)
+        reached.append(result.success)
+        start = result.x
+    x = np.array(xs)
+    errors = np.array([np.linalg.norm(hand(fig, c) - p) for c, p in zip(x, path, strict=True)])
+    return Track(
+        steps=np.abs(np.diff(x, axis=0)).max(axis=1),
+        errors=errors,
+        reached=np.array(reached),
+        held=np.array(held),
+    )
