@@ -9,6 +9,7 @@ from typing import Unpack
 import numpy as np
 
 from ._checks import count, flag, non_negative_number, optional, positive_number
+from .conditioning import PoseJacobians
 from .constraint import Constraint, constraint_list
 from .errors import InvalidInputError
 from .figure import Figure
@@ -21,7 +22,7 @@ from .problem import Problem
 from .restarts import StartSampler, better
 from .result import IKResult, Residual, stop_message
 from .scale import ScaledEvaluation, ScaledProblem, characteristic_length
-from .step_bound import binds, bounded
+from .step_bound import MaxChange, binds, bounded, checked
 
 #: Default distance tolerance as a fraction of the characteristic length.
 RELATIVE_TOLERANCE = 1e-6
@@ -73,10 +74,12 @@ class Solver:
         max_change: largest change of any coordinate over one whole solve, from
             its (feasible) start: radians, scene units for a coordinate that moves
             only prismatic joints (smooth tracking: a bake bounds each frame's joint
-            step). Rows of the solve like the joint limits, so every method and
-            every restart's start stays within them; the restarts are skipped when
-            a bound row holds the answer (the miss is the bound's, not a local
-            minimum's). See :mod:`solver.step_bound`. None: unbounded.
+            step); one number, or an (n_coords,) array of one per coordinate
+            (:func:`solver.step_bound.per_kind`). Rows of the solve like the joint
+            limits, so every method and every restart's start stays within them;
+            the restarts are skipped when a bound row holds the answer (the miss is
+            the bound's, not a local minimum's). See :mod:`solver.step_bound`.
+            None: unbounded.
         analytic_start: start two-bone chains from their analytic solution
             (:mod:`solver.methods.two_bone`).
         time_limit: wall-time budget of one solve in seconds, restarts
@@ -112,7 +115,7 @@ class Solver:
         damping: float = 1e-6,
         dls_damping: float | None = None,
         step_limit: float | None = None,
-        max_change: float | None = None,
+        max_change: MaxChange | None = None,
         analytic_start: bool = False,
     ) -> None:
         if not isinstance(figure, Figure):
@@ -131,7 +134,7 @@ class Solver:
         self.seed = count(seed, "seed")
         self.dls_damping = optional(non_negative_number, dls_damping, "dls_damping")
         self.step_limit = optional(positive_number, step_limit, "step_limit")
-        self.max_change = optional(positive_number, max_change, "max_change")
+        self.max_change = checked(max_change)
         self.analytic_start = flag(analytic_start, "analytic_start")
         self._analytic = AnalyticStart() if self.analytic_start else None
         self._method: Method = make_method(
@@ -320,6 +323,14 @@ class Solver:
             residuals=residuals,
             active_set=active_set,
             time=time.perf_counter() - clock,
+            pose_jacobians=PoseJacobians(
+                tuple(e.terms),
+                tuple(c.name for c in problem.constraints),
+                problem.variables,
+                problem.scale,
+                problem.system.A[problem.system.equality],
+                self.figure.coordinate_names,
+            ),
         )
 
 
