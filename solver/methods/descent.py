@@ -30,9 +30,9 @@ from .jacobian_step import on_bound
 if TYPE_CHECKING:
     from . import Callback
 
-#: A predicted decrease of at most ``KT_TOLERANCE (1 + G)`` along the projected gradient
-#: counts as a Kuhn-Tucker point (scaled units; the projected optimiser's Step 2 uses the
-#: same bound on ``g^T H g``).
+#: Bound on the Gauss-Newton size of the projected gradient, relative to ``1 + G``, under
+#: which a point counts as a Kuhn-Tucker point (scaled units; the projected optimiser's
+#: Step 2 uses the same bound on ``g^T H g``).
 KT_TOLERANCE = 1e-14
 
 Evaluate = Callable[[np.ndarray], ScaledEvaluation]
@@ -53,20 +53,17 @@ def kuhn_tucker(system: LinearSystem, z: np.ndarray, evaluation: ScaledEvaluatio
     """Whether ``z`` (n,) is a Kuhn-Tucker point within :data:`KT_TOLERANCE`.
 
     The projected gradient ``d = P(z - g) - z`` is zero exactly at a Kuhn-Tucker point;
-    it counts as zero when the Gauss-Newton model of ``G`` predicts a decrease of at
-    most ``KT_TOLERANCE (1 + G)`` along the ray ``z + t d``, ``t >= 0`` (a measure in
-    the units of ``G`` that a badly conditioned Jacobian does not shrink, as the
-    projected optimiser's ``g^T H g``).
+    it counts as zero when its Gauss-Newton size ``d^T (F^T F)^+ d`` (``F`` the
+    Gauss-Newton factor, so ``F^T F`` approximates the Hessian of ``G``) is at most
+    ``KT_TOLERANCE (1 + G)``: the projected optimiser's ``g^T H g`` test with ``H`` the
+    Gauss-Newton inverse, in the units of ``G``, so a badly conditioned Jacobian does not
+    make a point that is still far from stationary look like one.
     """
     d = projected_gradient(system, z, evaluation.g)
-    slope = -float(evaluation.g @ d)  # >= 0: d is a descent direction or zero
-    if slope <= 0.0:
+    if not np.any(d):
         return True
-    bend = evaluation.gauss_newton_factor() @ d
-    curvature = float(bend @ bend)  # d^T (Gauss-Newton matrix) d
-    if curvature <= 0.0:
-        return False  # G falls linearly along d
-    return slope * slope / (2.0 * curvature) <= KT_TOLERANCE * (1.0 + evaluation.f)
+    u = np.linalg.lstsq(evaluation.gauss_newton_factor().T, d, rcond=None)[0]
+    return float(u @ u) <= KT_TOLERANCE * (1.0 + evaluation.f)
 
 
 def _stop(

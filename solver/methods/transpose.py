@@ -30,7 +30,9 @@ and with it its step, is scaled down by ``(1 - rigidity)^2`` in joint units.
 The method converges linearly (slowly on long or nearly straight chains: seed
 004's "very slow rate"), so within the default 200 iterations it may stop at
 ``MAX_ITERATIONS`` short of the default tolerance where the projected methods
-reach it; the restarts then try again from other starts. Stops and statuses:
+reach it (measured in the shared method tests, ``tests/test_methods.py``: one run meets
+6 of 8 planar-chain targets, 1 of 8 two-hand tree targets and none of 8 full-pose
+7-DOF arm targets at 1e-6 / 0.01 degrees). Stops and statuses:
 :mod:`solver.methods.descent`.
 """
 
