@@ -4,11 +4,12 @@
 between the markers below (replaced in place, added at the end when missing);
 ``python -m bench`` runs it after the main report. For every method in
 :data:`solver.methods.METHODS`, on the same chain cases as the main bench (same targets,
-same mid-range start, same grading tolerances), two peers alternate target by target with
-every other method: the method with the solver's default options (restarts and the 1 s time
-limit included) and the same method from the single start (``restarts=0``). Columns: solve
-rate, median and p95 iterations (``IKResult.nit``, all runs) and median and p95 time of the
-solver call only (``Solver.solve``, failures included).
+same mid-range start, same grading tolerances) and on the 7-DOF arm with position goals
+only, two peers alternate target by target with every other method: the method with the
+solver's default options (restarts and the 1 s time limit included) and the same method
+from the single start (``restarts=0``). Columns: solve rate, median and p95 iterations
+(``IKResult.nit``, all runs) and median and p95 time of the solver call only
+(``Solver.solve``, failures included).
 
 Smoothness: each method tracks the 7-DOF arm's figure-eight (``bench.tracking``'s path, the
 preset path of the Jacobian-transpose/CCD seed) warm-started from the previous frame, with
@@ -30,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.cases import CHAIN_DOFS, SOLVE_TIMEOUT, chain_cases
+from bench.chains import arm7, to_serial
 from bench.harness import CaseRun, ChainCase, PeerDef, run_case
 from bench.report import machine_line, ms, sci, versions_line
 from bench.sections import write_section
@@ -42,6 +44,7 @@ SECTION = "methods"
 SINGLE = "single start"
 RESTARTED = "with restarts"
 PATH = "figure-eight"
+POSITION_CASE = "arm-7 position"
 
 
 def peer_name(method: str, start: str) -> str:
@@ -69,6 +72,13 @@ def method_peers(methods: tuple[str, ...] = METHODS) -> list[PeerDef]:
         out.append(PeerDef(peer_name(method, RESTARTED), _build(method, None), restarts="internal"))
         out.append(PeerDef(peer_name(method, SINGLE), _build(method, 0)))
     return out
+
+
+def position_case(count: int = 100) -> ChainCase:
+    """The 7-DOF arm with position-only goals (the tip's point of each sampled pose): the
+    task the Jacobian transpose and CCD are usually given."""
+    spec = arm7()
+    return ChainCase(POSITION_CASE, to_serial(spec, "arm-7"), False, count, spec=spec)
 
 
 @dataclass
@@ -102,7 +112,7 @@ def run_methods(
     started, clock = datetime.now(), time.perf_counter()
     definitions = method_peers(methods)
     chains = []
-    for case in chain_cases(count, CHAIN_DOFS):
+    for case in [*chain_cases(count, CHAIN_DOFS), position_case(count)]:
         if only and case.name not in only:
             continue
         log(f"methods: {case.name}")
@@ -225,13 +235,15 @@ def section(run: MethodsRun) -> str:
         f"- Date: {run.started.astimezone().strftime('%Y-%m-%d %H:%M %Z')}; command "
         f"`{run.command}`; this section took {run.seconds:.0f} s",
         "",
-        f"Every `method=` of `solver.Solver` on the chain cases above ({count} targets each, "
-        "the same targets, mid-range start and grading: within 1e-5 m and 1e-3 rad, inside "
-        "the limits). Two rows per method, alternated target by target with every other "
-        "method: *single start* (`restarts=0`: one local run from the start) and *with "
-        "restarts* (the solver's default options: restarts from perturbed, then random "
-        "starts within the 1 s time limit). Iterations are `IKResult.nit` (all runs); "
-        "times are the `Solver.solve` call only, failures included. A peer stops after "
+        f"Every `method=` of `solver.Solver` on the chain cases above ({count} targets "
+        "each, the same targets, mid-range start and grading: within 1e-5 m and 1e-3 rad, "
+        f"inside the limits), and on `{POSITION_CASE}`: the arm-7 targets' tip points "
+        "alone (position goals, within 1e-5 m). Two rows per method, alternated target by "
+        "target with every other method: *single start* (`restarts=0`: one local run from "
+        "the start) and *with restarts* (the solver's default options: restarts from "
+        "perturbed, then random starts within the 1 s time limit). Iterations are "
+        "`IKResult.nit` (all runs); times are the `Solver.solve` call only, failures "
+        "included. A peer stops after "
         f"{run.budget:g} s of solving on a case (shown as attempted/planned).",
         "",
         "Solve rate single start / with restarts · median ms with restarts:",

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -82,19 +83,23 @@ class Track:
         errors: (frames,) hand-to-target distance, scene units.
         reached: (frames,) the solve met the goal within its tolerance.
         held: (frames,) the step bound shaped the answer (:func:`solver.step_bound.held`).
+        iterations: solver iterations over the tracked frames (the first frame's excluded).
     """
 
     steps: np.ndarray
     errors: np.ndarray
     reached: np.ndarray
     held: np.ndarray
+    iterations: int = 0
 
-    def recovery(self) -> int:
-        """The longest run of consecutive frames that miss the target: how long the tip
-        takes to recover after a crossing (0 when every frame reaches it)."""
+    def recovery(self, tolerance: float | None = None) -> int:
+        """The longest run of consecutive frames off the target: how long the tip takes to
+        recover after a crossing (0 when it never leaves it). Off the target: the solve
+        missed its goal, or with ``tolerance`` the tip is farther (scene units)."""
+        off = ~self.reached if tolerance is None else self.errors > tolerance
         longest = run = 0
-        for ok in self.reached:
-            run = 0 if ok else run + 1
+        for missed in off:
+            run = run + 1 if missed else 0
             longest = max(longest, run)
         return longest
 
@@ -102,30 +107,28 @@ class Track:
 def track(
     path: np.ndarray, max_change: float | None = None, options: SolverOptions | None = None
 ) -> Track:
-    """Track ``path`` (frames, 3) with one :class:`solver.Solver`.
-
-    The first frame is solved from :data:`START` without ``max_change`` (there is no
-    previous frame); every later frame starts from the previous answer.
+    """Track ``path`` (frames, 3): the first frame solved to convergence from :data:`START`
+    by the default solver (there is no previous frame to bound), every later one by a
+    :class:`solver.Solver` with ``options`` and ``max_change``, from the previous answer.
 
     Args:
         path: (frames, 3) hand targets, scene units.
         max_change: the per-frame bound (radians), None: unbounded.
-        options: the solver's other keyword options.
+        options: the tracking solver's other keyword options.
     """
     fig = shoulder_arm()
     goal = solver.PositionGoal(path[0])
-    effector = solver.EndEffector("forearm", (0.0, 0.0, -FOREARM))
-    ik = solver.Solver(fig, [solver.Constraint(effector, goal, name="hand")], **(options or {}))
-    xs, reached, held = [], [], []
-    start = np.array(START)
-    for k, target in enumerate(path):
+    constraints = [solver.Constraint(solver.EndEffector("forearm", (0.0, 0.0, -FOREARM)), goal)]
+    first = solver.Solver(fig, constraints).solve(np.array(START))
+    ik = solver.Solver(fig, constraints, max_change=max_change, **(options or {}))
+    xs, reached, held, iterations = [first.x], [first.success], [False], 0
+    for target in path[1:]:
         goal.point = target
-        ik.max_change = None if k == 0 else max_change
-        result = ik.solve(start)
-        held.append(held_by_bound(start, result.x, ik.max_change))
+        result = ik.solve(xs[-1])
+        held.append(held_by_bound(xs[-1], result.x, max_change))
         xs.append(result.x)
         reached.append(result.success)
-        start = result.x
+        iterations += result.nit
     x = np.array(xs)
     errors = np.array([np.linalg.norm(hand(fig, c) - p) for c, p in zip(x, path, strict=True)])
     return Track(
@@ -133,4 +136,68 @@ def track(
         errors=errors,
         reached=np.array(reached),
         held=np.array(held),
+        iterations=iterations,
     )
+
+
+#: The per-frame bound of the bounded rows, radians (28.6 degrees).
+BOUND = 0.5
+#: A frame is on target when the hand is this close to it, scene units (1 mm on a 0.6 m arm).
+ON_TARGET = 1e-3
+
+#: The ways compared: (label, ``max_change``, solver options). Iterated rows keep the
+#: bake's two restarts; the one-step damped least squares has none (a restart of a
+#: one-iteration run would jump anywhere).
+WAYS: tuple[tuple[str, float | None, SolverOptions], ...] = (
+    ("unbounded: gauss-newton-hybrid", None, {"restarts": 2}),
+    ("(a) gauss-newton-hybrid, max_change 0.5", BOUND, {"restarts": 2}),
+    ("(a) bfgs, max_change 0.5", BOUND, {"method": "bfgs", "restarts": 2}),
+    ("(b) dls, 1 step per frame, lambda from step_limit 0.5 (eq. 18)", None,
+     {"method": "dls", "step_limit": BOUND, "max_iterations": 1, "restarts": 0}),
+    ("(b) dls, 5 steps per frame of step_limit 0.1", None,
+     {"method": "dls", "step_limit": 0.1, "max_iterations": 5, "restarts": 0}),
+    ("dls to convergence, max_change 0.5", BOUND,
+     {"method": "dls", "step_limit": BOUND, "restarts": 2}),
+    ("unbounded: dls to convergence", None,
+     {"method": "dls", "step_limit": BOUND, "restarts": 2}),
+)  # fmt: skip
+
+PATHS = {"shoulder crossing (16 frames)": crossing_path, "figure-eight (120 frames)": figure_eight}
+
+
+def table() -> str:
+    """The comparison as a Markdown table, one row per path and way."""
+    lines = [
+        "| path | way | max \\|dtheta\\| per frame (rad) | frames off target | "
+        "frames to recover | worst tip error | iterations per frame |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for path_name, make in PATHS.items():
+        path = make()
+        for label, bound, options in WAYS:
+            run = track(path, bound, options)
+            off = int(np.sum(run.errors > ON_TARGET))
+            lines.append(
+                f"| {path_name} | {label} | {run.steps.max():.3f} | {off} | "
+                f"{run.recovery(ON_TARGET)} | {run.errors.max():.4f} | "
+                f"{run.iterations / (len(path) - 1):.1f} |"
+            )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Print the table and write it into ``bench/SMOOTH.md`` between its markers."""
+    text = table()
+    print(text)
+    target = Path(__file__).with_name("SMOOTH.md")
+    page = target.read_text(encoding="utf-8")
+    head, rest = page.split(BEGIN, 1)
+    _old, tail = rest.split(END, 1)
+    target.write_text(f"{head}{BEGIN}\n{text}\n{END}{tail}", encoding="utf-8")
+
+
+BEGIN = "<!-- table: python -m bench.smooth_tracking -->"
+END = "<!-- end of table -->"
+
+if __name__ == "__main__":
+    main()

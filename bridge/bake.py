@@ -10,7 +10,9 @@ Start pose (why a bake is deterministic). The first frame is solved from the sol
 channels' **rest** values (identity rotation, zero location for solved location channels,
 no stretch), whatever the current pose or the keys already on those channels; every later
 frame starts from the previous frame's solution with the motion of the frame before it
-continued (:mod:`.bake_start`; warm start). Everything else the solve
+continued (:mod:`.bake_start`; warm start), or, in a smooth bake, from the previous frame's
+solution as it is, with each joint's change bounded around it (:mod:`.bake_smooth`).
+Everything else the solve
 reads (unsolved bones, targets) comes from the scene's animation evaluated at that frame. So
 baking the same shot twice, or after saving and reloading the file, writes identical keys: a
 re-bake does not start from the pose an earlier bake keyed.
@@ -36,6 +38,7 @@ import numpy as np
 from .. import solver
 from . import busy, keys, rotations
 from .bake_report import BakeError, BakeReport, Worst, describe, fold
+from .bake_smooth import SmoothBound
 from .bake_start import MotionStart
 from .bake_target import TARGETS, BakeTarget
 from .diagnose import explain
@@ -143,6 +146,8 @@ class BakeJob:
             bone; the others show their own animation on playback); None keys them all.
         method: the solve method of this bake (a :data:`solver.methods.METHODS` name);
             None: the armature's *Method* setting, which the bake never changes.
+        smooth: a smooth bake's largest joint change per frame (:mod:`.bake_smooth`):
+            degrees for rotations, scene units for locations; None: unbounded.
 
     Raises:
         BakeError: the rig cannot be solved (the scene is left as it was).
@@ -153,7 +158,7 @@ class BakeJob:
                  depsgraph: Depsgraph | None = None,
                  time_limit: float = TIME_LIMIT, target: str = "CURRENT",
                  bones: Collection[str] | None = None,
-                 method: str | None = None) -> None:  # fmt: skip
+                 method: str | None = None, smooth: float | None = None) -> None:  # fmt: skip
         try:
             self.frames = [int(f) for f in frames]
         except (TypeError, ValueError):
@@ -166,6 +171,10 @@ class BakeJob:
             raise BakeError(f"Reach bake: time_limit must be a positive number, not {time_limit!r}")
         if target not in TARGETS:
             raise BakeError(f"Reach bake: target must be one of {TARGETS}, not {target!r}")
+        if smooth is not None and not (
+            isinstance(smooth, int | float) and 0.0 < smooth < float("inf")
+        ):
+            raise BakeError(f"Reach bake: smooth must be a positive number or None, not {smooth!r}")
         self.obj = obj
         busy.hold(obj)  # until cancel() or finish(): live posing leaves the armature alone
         self.scene = scene
@@ -192,6 +201,7 @@ class BakeJob:
             options = {**solver_options(settings, method), "restarts": RESTARTS,
                        "time_limit": time_limit}  # fmt: skip
             self.solver = solver.Solver(self.rig.figure, self.rig.constraints, **options)
+            self.smooth = None if smooth is None else SmoothBound(self.rig.figure, smooth)
             self.channels = keys.solved_channels(self.rig)
             if bones is not None:
                 self.channels = only_bones(self.channels, bones)
@@ -254,8 +264,14 @@ class BakeJob:
         check_targets(rig)
         start_at_poles(rig)  # converted pole chains start where Blender's IK starts
         plain = rig.initial()
-        start = self.starts.start(plain)  # the last motion continued
+        if self.smooth is None:
+            start = self.starts.start(plain)  # the last motion continued
+        else:  # the bound is around the previous frame's pose
+            start = plain
+            self.solver.max_change = self.smooth.max_change(self.index)
         result = solve_refined(self.solver, rig.solved.values(), start)
+        if self.smooth is not None:
+            self.smooth.record(self.index, frame, start, result)
         self.starts.record(plain, result.x, self.index > 0 and result.success)
         rig.apply(result)
         channels = rig.channels(self.previous)
@@ -287,7 +303,10 @@ class BakeJob:
     def _measure(self, frame: int) -> None:
         assert self.depsgraph is not None, "measuring steps run only with a depsgraph"
         self.scene.frame_set(frame)
-        fold(self.measured, measure(self.rig, self.depsgraph, *self.tolerances))
+        residuals = measure(self.rig, self.depsgraph, *self.tolerances)
+        fold(self.measured, residuals)
+        if self.smooth is not None:
+            self.smooth.measure(frame, residuals)
 
     def cancel(self) -> None:
         """Stop and put the scene back as it was (idempotent): nothing is written."""
@@ -335,6 +354,7 @@ class BakeJob:
             reasons=self._reasons(),
             time_limited=tuple(self.time_limited),
             time_limit=self.time_limit,
+            smooth=None if self.smooth is None else self.smooth.summary(self.depsgraph is not None),
         )
 
     def _reasons(self) -> dict[str, str]:
@@ -352,7 +372,7 @@ def bake(obj: Object, settings: ReachSettings, frames: Sequence[int], mode: str 
          only_selected: bool = False, depsgraph: Depsgraph | None = None,
          time_limit: float = TIME_LIMIT, target: str = "CURRENT",
          bones: Collection[str] | None = None,
-         method: str | None = None) -> BakeReport:  # fmt: skip
+         method: str | None = None, smooth: float | None = None) -> BakeReport:  # fmt: skip
     """Bake ``frames`` in one go; ``progress(done, total)`` is called after every step.
 
     Arguments as for :class:`BakeJob`. Any exception (from the bake or from ``progress``)
@@ -360,7 +380,7 @@ def bake(obj: Object, settings: ReachSettings, frames: Sequence[int], mode: str 
     """
     job = BakeJob(obj, settings, frames, mode, scene=scene, only_selected=only_selected,
                   depsgraph=depsgraph, time_limit=time_limit, target=target,
-                  bones=bones, method=method)  # fmt: skip
+                  bones=bones, method=method, smooth=smooth)  # fmt: skip
     try:
         while not job.done:
             job.step()

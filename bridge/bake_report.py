@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .. import solver
 from .report import method_text, residual_text
 from .rig import RigError
+
+if TYPE_CHECKING:  # bake_smooth imports this module
+    from .bake_smooth import SmoothSummary
 
 Worst = dict[str, tuple[float | None, float | None, bool]]  # name -> (distance, angle, ok)
 
@@ -77,6 +80,8 @@ class BakeReport:
         time_limited: frames whose solve hit the per-frame time limit.
         time_limit: that limit, seconds.
         method: the solve method of every frame (a :data:`solver.methods.METHODS` name).
+        smooth: a smooth bake's bound and the frames it held (:mod:`.bake_smooth`); None
+            for an unbounded bake.
     """
 
     frames: tuple[int, ...]
@@ -96,6 +101,7 @@ class BakeReport:
     time_limited: tuple[int, ...] = ()
     time_limit: float | None = None
     method: str = ""
+    smooth: SmoothSummary | None = None
 
     @property
     def satisfied(self) -> bool:
@@ -142,5 +148,6 @@ class BakeReport:
             *self.residual_lines(),
             *(f"  playback: {line}" for line in self.overrides),
             *self._time_limit_lines(),
+            *(self.smooth.lines() if self.smooth is not None else ()),
             *(f"  note: {note}" for note in self.notes),
         ])  # fmt: skip

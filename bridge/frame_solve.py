@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import solver
 from . import busy, keys
+from .conditioning import ConditioningReadout
 from .correction import Corrector
 from .diagnose import explain
 from .measure import MeasuredResidual, measure
@@ -331,4 +332,5 @@ class FrameSolve:
             keys=n_keys,
             notes=tuple(notes),
             method=self.session.solver.method,
+            conditioning=ConditioningReadout(result, tuple(rig.solved.values())),
         )

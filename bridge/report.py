@@ -8,8 +8,12 @@ difference. "Satisfied" is never taken from the model.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .measure import MeasuredResidual
+
+if TYPE_CHECKING:
+    from .conditioning import ConditioningReadout
 
 STATUS_REACHED = "All goals reached (measured on Blender's pose)"
 STATUS_LIMITED = "Closest reachable pose: joint limits / other goals stop it"
@@ -64,6 +68,9 @@ class FrameReport:
         keys: keys written (0 without Solve & Key).
         notes: what the model does not cover, once each.
         method: the solve method (a :data:`solver.methods.METHODS` name).
+        conditioning: the conditioning of the written pose, computed when first read (the
+            panel draws it; :meth:`text` leaves it out, so a Solve pays nothing for it
+            unless the panel is shown), or None.
     """
 
     status: str
@@ -77,6 +84,7 @@ class FrameReport:
     keys: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
     method: str = ""
+    conditioning: ConditioningReadout | None = field(default=None, repr=False)
 
     def text(self) -> str:
         """The operator report: a summary line, then one line per constraint and note."""

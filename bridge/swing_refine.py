@@ -83,13 +83,16 @@ def solve_refined(
     Runs only when a goal is missed and a polygon row is active (elsewhere the polygon's gap
     does not show). Each pass refines the held bones' polygons around their swings and solves
     again from the last pose without restarts; the pose with the lower objective is kept.
+    Under a step bound (``ik.max_change``, a smooth bake) a pass solves again from ``start``
+    itself, so the bound stays around the frame's start rather than moving with each pass.
 
     Returns:
         The result kept, with ``nit`` and ``time`` counting every pass.
     """
     clock = time.perf_counter()
     bones = [b for b in solved if b.segment is not None and b.segment.limits is not None]
-    best = ik.solve(start)
+    first = np.array(start, dtype=float)
+    best = ik.solve(first)
     if not bones:
         return best
     nit = best.nit
@@ -108,13 +111,14 @@ def solve_refined(
             ]  # fmt: skip
             if not moved:
                 break
-            start = best.x.copy()
+            again_from = best.x.copy() if ik.max_change is None else first.copy()
             for bone in moved:
                 centres[bone.name] = _swing(ik.figure, bone, best.x)
                 refine(ik.figure, bone, centres[bone.name])
-                for name in bone.coordinates[:2]:  # off the boundary, towards the rest pose
-                    start[ik.figure.coordinate_names.index(name)] *= 1.0 - INWARD
-            again = ik.solve(start)
+                if ik.max_change is None:  # off the boundary, towards the rest pose
+                    for name in bone.coordinates[:2]:
+                        again_from[ik.figure.coordinate_names.index(name)] *= 1.0 - INWARD
+            again = ik.solve(again_from)
             nit += again.nit
             if again.fun <= best.fun:
                 best = again

@@ -82,6 +82,24 @@ class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
         default=ARMATURE_METHOD,
         options={"SKIP_SAVE"},  # each bake starts from the armature's method
     )
+    smooth: BoolProperty(
+        name="Smooth",
+        description="Bound every solved joint's change per frame by Largest Change (a frame "
+        "the bound holds can miss its target; the report counts them); when not given, the "
+        "armature's Smooth setting (Reach panel)",
+        default=False,
+        options={"SKIP_SAVE"},  # else the last call's value would count as given
+    )
+    max_change: FloatProperty(
+        name="Largest Change",
+        description="Largest change of a solved joint per frame of a Smooth bake: degrees for "
+        "rotations, scene units for a solved location channel; when not given, the "
+        "armature's Largest Change setting",
+        default=10.0,
+        min=1e-3,
+        soft_max=180.0,
+        options={"SKIP_SAVE"},
+    )
     time_limit: FloatProperty(
         name="Time per Frame",
         description="Longest solve of one frame (seconds); a frame that hits it keeps the best "
@@ -112,6 +130,15 @@ class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
             return self.only_selected_bones
         return common.settings_of(obj).bake_only_selected_bones
 
+    def _smooth(self, obj: bpy.types.Object) -> float | None:
+        """The largest joint change per frame of a Smooth bake (degrees; scene units for
+        locations), None when not smooth: the options when given, else the armature's."""
+        settings = common.settings_of(obj)
+        given = self.properties.is_property_set
+        smooth = self.smooth if given("smooth") else settings.bake_smooth
+        change = self.max_change if given("max_change") else settings.bake_max_change
+        return float(change) if smooth else None
+
     def _method(self) -> str | None:
         """The solver method chosen for this bake, None for the armature's own."""
         return None if self.method == ARMATURE_METHOD else self.method
@@ -126,7 +153,8 @@ class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
                            scene=context.scene, only_selected=self.only_selected,
                            depsgraph=context.evaluated_depsgraph_get(),
                            time_limit=self.time_limit, target=self.target,
-                           bones=bones, method=self._method())  # fmt: skip
+                           bones=bones, method=self._method(),
+                           smooth=self._smooth(obj))  # fmt: skip
         except Exception as exc:  # the job restored what it touched; no traceback for the user
             self.report({"ERROR"}, describe(exc))
             return None

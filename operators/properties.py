@@ -298,6 +298,24 @@ class ReachSettings(bpy.types.PropertyGroup):
         "moves the whole chain; other bones play their own animation)",
         default=False,
     )
+    bake_smooth: BoolProperty(
+        override=OVERRIDABLE,
+        name="Smooth",
+        description="Bake Reach bounds every solved joint's change from one frame to the next "
+        "by Largest Change, so a target passing near a singularity turns the limb over several "
+        "frames instead of flipping it; a frame the bound holds can miss its target (the "
+        "report counts them)",
+        default=False,
+    )
+    bake_max_change: FloatProperty(
+        override=OVERRIDABLE,
+        name="Largest Change",
+        description="Largest change of a solved joint per frame in a Smooth bake: degrees for "
+        "rotations; a solved location channel moves at most this many scene units",
+        default=10.0,
+        min=1e-3,
+        soft_max=180.0,
+    )
     # Results of the last solve, shown by the panel.
     has_result: BoolProperty(override=OVERRIDABLE, default=False)
     status: StringProperty(override=OVERRIDABLE, name="Status")

@@ -110,6 +110,11 @@ class REACH_PT_main(_ReachPanel):
         row.operator_menu_enum("reach.bake", "target", text="Bake To", icon="ACTION")
         row.operator("reach.clear_keys", icon="X")
         layout.prop(settings, "bake_only_selected_bones")
+        row = layout.row(align=True)
+        row.prop(settings, "bake_smooth")
+        sub = row.row(align=True)
+        sub.active = settings.bake_smooth
+        sub.prop(settings, "bake_max_change")
 
 
 def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: ReachConstraint) -> None:
@@ -228,6 +233,9 @@ def draw_report(layout: bpy.types.UILayout, report: FrameReport) -> None:
         text=f"{method_label(report.method)}: {report.dof} DOF, {report.iterations} iterations, "
         f"{report.seconds * 1000.0:.1f} ms{passes}"
     )
+    if report.conditioning is not None:  # measured on the written pose when first drawn
+        readout = report.conditioning
+        layout.label(text=readout.line, icon="ERROR" if readout.ill_conditioned else "NONE")
     col = layout.column(align=True)
     for outcome in report.constraints:
         m = outcome.measured
@@ -255,6 +263,12 @@ def draw_bake_report(layout: bpy.types.UILayout, report: BakeReport) -> None:
     col = layout.column(align=True)
     for name, (distance, angle, ok) in report.worst.items():
         _residual_row(col, name, distance, angle, ok)
+    if report.smooth is not None:
+        col.label(
+            text=f"Smooth: {len(report.smooth.held)} frame(s) held by the bound "
+            f"({report.smooth.change:g} degrees per frame)",
+            icon="INFO",
+        )
     for line in (*report.overrides, *report.notes):
         col.label(text=line, icon="INFO")
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+import numpy as np
+
 
 class SolverOptions(TypedDict, total=False):
     """Keyword options of :class:`~solver.Solver`; see its docstring for each one."""
@@ -18,5 +20,5 @@ class SolverOptions(TypedDict, total=False):
     damping: float
     dls_damping: float | None
     step_limit: float | None
-    max_change: float | None
+    max_change: float | np.ndarray | None
     analytic_start: bool

@@ -22,7 +22,7 @@ import numpy as np
 from .constraint import Constraint
 from .errors import InvalidInputError, UnknownNameError
 from .figure import Figure
-from .goals.base import Goal, Report
+from .goals.base import Blocks, Goal, Report
 from .kinematics import Anchors, Frames, Kinematics, index_or_slice
 from .linear import LinearSystem, coordinate_system
 
@@ -85,6 +85,7 @@ class TermValue:
     goal: Goal
     effector: dict[str, np.ndarray]
     geometry: dict[str, np.ndarray]
+    blocks: Blocks = field(default_factory=list)  # the residual's derivative blocks
 
     def report(self) -> Report:
         """The selected goal's error in user units."""
@@ -403,7 +404,7 @@ class Problem:
                     frames, vector[None], part.is_point, part.joints, part.coupling, part.anchors
                 )
                 jac = jac + block @ cols[0]
-        return TermValue(term.constraint.weight, res, jac, member.goal, effector, geometry)
+        return TermValue(term.constraint.weight, res, jac, member.goal, effector, geometry, blocks)
 
     def check_goals(self, y: np.ndarray) -> None:
         """Raise :class:`InvalidInputError` where a goal is undefined at ``y``."""

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
+from .conditioning import Conditioning, PoseJacobians, measure_conditioning
+from .errors import InvalidInputError
 from .optimizer import MESSAGES, Status
 
 SUCCESS_MESSAGE = "Every constraint is satisfied within tolerance."
@@ -74,6 +77,8 @@ class IKResult:
         active_set: descriptions of the joint limits/linear constraints
             active at ``x``.
         time: wall time of the solve in seconds.
+        pose_jacobians: the constraint Jacobians of the final evaluation, kept for
+            :attr:`conditioning` (computed from them on first access only).
     """
 
     x: np.ndarray
@@ -90,6 +95,20 @@ class IKResult:
     residuals: tuple[Residual, ...]
     active_set: tuple[str, ...]
     time: float
+    pose_jacobians: PoseJacobians | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def conditioning(self) -> Conditioning:
+        """Singular values, ``kappa`` (eq. 9), rank, redundancy and null space of the
+        constraint Jacobians at :attr:`x` (:mod:`solver.conditioning`), computed on first
+        access and kept.
+
+        Raises:
+            InvalidInputError: the result was built without its ``pose_jacobians``.
+        """
+        if self.pose_jacobians is None:
+            raise InvalidInputError("this result was built without pose_jacobians")
+        return measure_conditioning(self.pose_jacobians)
 
     @property
     def unmet(self) -> tuple[str, ...]:

@@ -26,8 +26,15 @@ import copy
 
 import numpy as np
 
+from ._checks import float_array, positive_number
+from .errors import InvalidInputError
+from .figure import Figure
 from .linear import LinearSystem
 from .scale import ScaledProblem
+from .structure import PRISMATIC
+
+#: A bound for every coordinate, or (n_coords,) one per coordinate.
+MaxChange = float | np.ndarray
 
 #: The end of every step-bound row's label (``"elbow change <= 0.1 (max_change)"``).
 LABEL = "(max_change)"
@@ -37,18 +44,66 @@ LABEL = "(max_change)"
 AT_BOUND = 1e-7
 
 
-def change_limits(scaled: ScaledProblem, max_change: float) -> np.ndarray:
+def checked(value: object) -> MaxChange | None:
+    """``value`` as a ``max_change``: None, a number > 0, or a 1-D array of numbers > 0.
+
+    Raises:
+        InvalidInputError: naming ``max_change``.
+    """
+    if value is None:
+        return None
+    if isinstance(value, (int, float, np.integer, np.floating, bool, str)):
+        return positive_number(value, "max_change")
+    array = float_array(value, "max_change")
+    if array.ndim != 1 or not np.all(np.isfinite(array)) or not np.all(array > 0.0):
+        raise InvalidInputError(
+            f"max_change must be a positive number or one positive number per coordinate, "
+            f"got {value!r}"
+        )
+    return array
+
+
+def per_coordinate(figure: Figure, max_change: MaxChange) -> np.ndarray:
+    """``max_change`` as one bound per coordinate of ``figure`` (n_coords,).
+
+    Raises:
+        InvalidInputError: an array ``max_change`` whose length is not the figure's
+            number of coordinates.
+    """
+    n = len(figure.coordinate_names)
+    if np.ndim(max_change) == 0:
+        return np.full(n, float(max_change))
+    if np.shape(max_change) != (n,):
+        raise InvalidInputError(
+            f"max_change must have one bound per coordinate ({n}), got {np.shape(max_change)}"
+        )
+    return np.asarray(max_change, dtype=float)
+
+
+def per_kind(figure: Figure, angle: float, distance: float) -> np.ndarray:
+    """Bounds (n_coords,): ``distance`` (scene units) for a coordinate that moves only
+    prismatic joints, ``angle`` (radians) for every other one."""
+    moves = np.abs(figure.coupling) > 0.0  # (n_joints, n_coords)
+    prismatic = np.array([j.kind == PRISMATIC for j in figure.joints], dtype=bool)
+    sliding = moves.any(axis=0) & ~(moves & ~prismatic[:, None]).any(axis=0)
+    return np.where(sliding, distance, angle)
+
+
+def change_limits(scaled: ScaledProblem, max_change: MaxChange) -> np.ndarray:
     """Largest change (n,) of each scaled variable ``z`` for coordinates within ``max_change``.
 
     Args:
         scaled: the scaled problem.
         max_change: largest change of a coordinate (radians; scene units for a
-            coordinate that moves only prismatic joints), > 0.
+            coordinate that moves only prismatic joints), > 0: one number, or one per
+            coordinate of the figure.
     """
-    return max_change / (scaled.problem.scale * scaled.unit)
+    problem = scaled.problem
+    bound = per_coordinate(problem.figure, max_change)[problem.variables]
+    return bound / (problem.scale * scaled.unit)
 
 
-def bounded(scaled: ScaledProblem, z0: np.ndarray, max_change: float) -> ScaledProblem:
+def bounded(scaled: ScaledProblem, z0: np.ndarray, max_change: MaxChange) -> ScaledProblem:
     """``scaled`` with rows ``|z - z0| <= change_limits(...)`` added (a copy; ``scaled`` is
     unchanged).
 
@@ -62,11 +117,12 @@ def bounded(scaled: ScaledProblem, z0: np.ndarray, max_change: float) -> ScaledP
     """
     z0 = np.asarray(z0, dtype=float)
     limit = change_limits(scaled, max_change)
+    bound = per_coordinate(scaled.problem.figure, max_change)
     lower, upper = scaled.problem.bounds
     names = scaled.problem.figure.coordinate_names
     rows, rhs, labels = [], [], []
     for i, variable in enumerate(scaled.problem.variables):
-        text = f"{names[variable]} change <= {max_change:.6g} {LABEL}"
+        text = f"{names[variable]} change <= {bound[variable]:.6g} {LABEL}"
         unit = np.zeros(len(z0))
         unit[i] = 1.0
         if z0[i] + limit[i] < upper[i] / scaled.unit[i]:
@@ -88,14 +144,14 @@ def bounded(scaled: ScaledProblem, z0: np.ndarray, max_change: float) -> ScaledP
     return out
 
 
-def held(start: np.ndarray, coords: np.ndarray, max_change: float | None) -> bool:
+def held(start: np.ndarray, coords: np.ndarray, max_change: MaxChange | None) -> bool:
     """Whether some coordinate of ``coords`` (n_coords,) moved from ``start`` (n_coords,) by
-    ``max_change`` (to :data:`AT_BOUND`): the bound, not only the goals, shaped the answer.
-    Always False without a bound."""
+    its bound in ``max_change`` (to :data:`AT_BOUND`): the bound, not only the goals, shaped
+    the answer. Always False without a bound."""
     if max_change is None:
         return False
     change = np.abs(np.asarray(coords, dtype=float) - np.asarray(start, dtype=float))
-    return bool(change.max(initial=0.0) >= max_change * (1.0 - AT_BOUND))
+    return bool(np.any(change >= np.asarray(max_change) * (1.0 - AT_BOUND)))
 
 
 def binds(system: LinearSystem, active: list[int]) -> bool:

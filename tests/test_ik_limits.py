@@ -245,3 +245,19 @@ def test_a_solve_held_by_the_polygon_is_refined_onto_the_ellipse() -> None:
         values = [result.x[fig.coordinate_names.index(c)] for c in bone.coordinates]
         sx, sz, _twist = ik.swing_twist(ik.rotation_of(bone.segment, np.array(values)))
         assert ik.ellipse_excess(sx, sz, bone.segment.limits) <= 0.0
+
+
+def test_a_refined_solve_under_a_step_bound_stays_within_it_of_the_start() -> None:
+    """Under ``max_change`` (a smooth bake) each refinement solves again from the frame's
+    start, not from the pose the last pass stopped at: no coordinate moves further than the
+    bound in total (from the pose where the last pass stopped it moved 0.02024 > 0.02)."""
+    refine = bridge_module("swing_refine")
+    fig, bones, point = _diagonal_chain()
+    goal = solver.Constraint(solver.EndEffector("tip"), solver.PositionGoal(point))
+    s = -math.sin(math.radians(15.0)) / math.sqrt(2.0)
+    swing = quaternion_matrix(np.array([math.sqrt(1.0 - 2.0 * s * s), s, 0.0, s]))
+    start = 0.95 * np.tile(ik.params_of(bones[0].segment, swing), 3)
+    options = {"tolerance": 5e-6, "restarts": 0, "time_limit": None, "max_change": 0.02}
+    result = refine.solve_refined(solver.Solver(fig, [goal], **options), bones, start)
+    assert np.abs(result.x - start).max() <= 0.02 * (1.0 + 1e-9)
+    assert result.success

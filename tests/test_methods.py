@@ -48,30 +48,41 @@ LIMIT_SLACK = 1e-9
 
 @dataclass(frozen=True)
 class Expectation:
-    """What a method must achieve in these tests.
+    """What a method must achieve in these tests (the defaults: what the projected
+    optimiser achieves).
 
     Attributes:
-        reached: fraction of the random reachable targets of each scene it must meet
-            (with :data:`RESTARTS` restarts, default iteration limit).
-        points_at_unreachable: one local run ends pointing the straight chain at an
-            unreachable target (otherwise it must only straighten the chain and end
-            nearer the target than it started).
-        reason: why a method's expectation is looser than the default (empty otherwise).
+        reached: fraction of each scene's random reachable targets it must meet.
+        restarts: restarts each reachable-target solve gets.
+        progress: when set, every reachable-target solve must end with its objective at
+            most this fraction of the start's (the measure of a method that seldom meets
+            the tolerance within its iteration limit).
+        unreachable_restarts: restarts of the unreachable-target solve.
+        unreachable_excess: how far (scene units) the closest pose found may stay beyond
+            the true closest distance ``|target| - reach``.
+        pointing: degrees the straightened chain may point away from the target.
+        reason: why a method's expectation differs from the defaults (empty otherwise).
     """
 
     reached: float = 1.0
-    points_at_unreachable: bool = True
+    restarts: int = RESTARTS
+    progress: float | None = None
+    unreachable_restarts: int = 0
+    unreachable_excess: float = 1e-5
+    pointing: float = 0.1
     reason: str = ""
 
 
 #: Documented per-method exceptions (a method not listed must meet the defaults).
 EXPECTATIONS: dict[str, Expectation] = {
     "pinv": Expectation(
-        points_at_unreachable=False,
+        unreachable_excess=0.05,
+        pointing=6.0,
         reason="at the straight (singular) pose its step along the bend is |e| / sigma_min "
         "(seed 001, eq. 12): capped at the step limit, it overshoots the straight pose at "
         "almost every iteration and leaves a tiny share for turning the chain, which on the "
-        "3-link chain is still 0.07 rad off the target's direction after 200 iterations",
+        "3-link chain still leaves it up to 4.5 degrees off the target's direction and "
+        "0.025 units beyond the closest distance after 200 iterations",
     ),
 }
 
@@ -191,18 +202,28 @@ def reached_fraction(results: list[bool]) -> float:
     return sum(results) / len(results)
 
 
+def check_progress(result: IKResult, iterates: Iterates, expect: Expectation) -> None:
+    """With ``expect.progress`` set: the answer's objective is at most that fraction of the
+    start's (``iterates.values[0]``: the callback's first call is the start)."""
+    if expect.progress is not None and not result.success:
+        assert result.fun <= expect.progress * iterates.values[0], (result.fun, iterates.values[0])
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_planar_chain_reaches_random_targets(method: str) -> None:
     fig = planar_chain()
     rng = np.random.default_rng(11)
     goal = PositionGoal((1.0, 0.0, 0.0))
     c = Constraint(EndEffector("tip"), goal, name="tip")
-    s = solver_for(fig, [c], method)
+    expect = expected(method)
+    s = solver_for(fig, [c], method, restarts=expect.restarts)
     reached = []
     for _ in range(8):
         target = point_of(fig, sample(fig, rng), "tip")
         goal.point = target
-        result = s.solve(initial=[0.4, 0.4, 0.4])
+        start = Iterates()
+        result = s.solve(initial=[0.4, 0.4, 0.4], callback=start)
+        check_progress(result, start, expect)
         check_result(result, fig, ("tip",))
         distance = float(np.linalg.norm(point_of(fig, result.x, "tip") - target))
         assert result.residuals[0].distance == pytest.approx(distance, abs=1e-12)
@@ -216,11 +237,14 @@ def test_seven_dof_arm_reaches_full_pose_targets(method: str) -> None:
     fig = arm7.arm()
     poses = arm7.targets(fig, 8, seed=5)
     c = arm7.pose_constraint(poses[0])
-    s = solver_for(fig, [c], method)
+    expect = expected(method)
+    s = solver_for(fig, [c], method, restarts=expect.restarts)
     reached = []
     for pose in poses:
         arm7.retarget(c, pose)
-        result = s.solve(initial=arm7.mid_range(fig))
+        start = Iterates()
+        result = s.solve(initial=arm7.mid_range(fig), callback=start)
+        check_progress(result, start, expect)
         check_result(result, fig, ("tool",))
         tool = arm7.tool_pose(fig, result.x)
         distance = float(np.linalg.norm(tool[:3, 3] - pose[:3, 3]))
@@ -242,15 +266,18 @@ def test_branching_tree_reaches_both_hands(method: str) -> None:
         Constraint(EndEffector(f"{side}_hand"), goal, name=f"{side} hand")
         for side, goal in goals.items()
     ]
-    s = solver_for(fig, constraints, method)
-    start = np.zeros(len(fig.coordinate_names))
-    start[[fig.coordinate_names.index(f"{side}_elbow") for side in "lr"]] = -0.5
+    expect = expected(method)
+    s = solver_for(fig, constraints, method, restarts=expect.restarts)
+    bent = np.zeros(len(fig.coordinate_names))
+    bent[[fig.coordinate_names.index(f"{side}_elbow") for side in "lr"]] = -0.5
     reached = []
     for _ in range(8):
         pose = sample(fig, rng)
         for side, goal in goals.items():
             goal.point = point_of(fig, pose, f"{side}_hand")
-        result = s.solve(initial=start)
+        start = Iterates()
+        result = s.solve(initial=bent, callback=start)
+        check_progress(result, start, expect)
         check_result(result, fig, ("l hand", "r hand"))
         for side, residual in zip("lr", result.residuals, strict=True):
             hand = point_of(fig, result.x, f"{side}_hand")
@@ -289,22 +316,21 @@ def test_limits_and_linear_rows_hold_on_every_iterate(method: str) -> None:
 @pytest.mark.parametrize("heading", [0.3, 2.5, -1.9])
 def test_unreachable_target_straightens_the_chain_towards_it(method: str, heading: float) -> None:
     """Out of reach: the closest pose is the straight chain pointing at the target, its
-    residual ``|target| - reach``; ``success`` is False. One local run (no restarts)."""
+    residual ``|target| - reach``; ``success`` is False. One local run unless
+    the method's expectation gives restarts."""
     fig = planar_chain()
     distance = 3.0
     target = np.array([distance * math.cos(heading), distance * math.sin(heading), 0.0])
     c = Constraint(EndEffector("tip"), PositionGoal(target), name="tip")
-    start = np.array([0.5, 0.6, -0.4])
-    result = solver_for(fig, [c], method, restarts=0).solve(initial=start)
+    expect = expected(method)
+    s = solver_for(fig, [c], method, restarts=expect.unreachable_restarts)
+    result = s.solve(initial=[0.5, 0.6, -0.4])
     check_result(result, fig, ("tip",))
     assert not result.success
-    if expected(method).points_at_unreachable:
-        assert result.residuals[0].distance == pytest.approx(distance - sum(LINKS), abs=1e-5)
-        tip = point_of(fig, result.x, "tip")
-        assert angle_between(tip, target) < 0.1  # degrees: pointing at the target
-    else:
-        missed = float(np.linalg.norm(point_of(fig, start, "tip") - target))
-        assert result.residuals[0].distance < missed
+    closest = distance - sum(LINKS)
+    assert closest - 1e-9 <= result.residuals[0].distance <= closest + expect.unreachable_excess
+    tip = point_of(fig, result.x, "tip")
+    assert angle_between(tip, target) < expect.pointing  # degrees: pointing at the target
     bends = result.x[1:]
     assert np.all(np.abs(bends) < 3e-3)  # straight (radians)
 

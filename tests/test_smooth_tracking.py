@@ -12,6 +12,7 @@ import pytest
 
 from bench.smooth_tracking import crossing_path, hand, shoulder_arm, track
 from solver import Constraint, EndEffector, PositionGoal, Solver
+from solver.options import SolverOptions
 
 BOUND = 0.5  # radians per frame
 
@@ -69,3 +70,12 @@ def test_a_held_frame_reports_the_bound_that_holds_it() -> None:
     assert "shoulder change <= 0.5 (max_change)" in result.message
     assert abs(result.x[0] - under.x[0]) == pytest.approx(BOUND, abs=1e-12)
     assert np.linalg.norm(hand(fig, result.x) - path[crossing]) > 0.02
+
+
+def test_damped_least_squares_one_step_per_frame_keeps_within_its_step_limit() -> None:
+    """Way (b) of the benchmark: ``lambda = |e| / (2 s)`` (eq. 18) bounds each frame's step
+    by ``s`` whatever the conditioning, so it never flips (largest change 0.106 rad)."""
+    options: SolverOptions = {"method": "dls", "step_limit": BOUND, "max_iterations": 1}
+    run = track(crossing_path(), None, {**options, "restarts": 0})
+    assert run.steps.max() <= BOUND
+    assert run.steps.max() < 0.2

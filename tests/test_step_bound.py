@@ -2,14 +2,17 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solver import Constraint, EndEffector, Figure, InvalidInputError, PositionGoal, Solver
+from solver.linear import project_feasible
 from solver.methods import METHODS
 from solver.problem import Problem
 from solver.restarts import StartSampler
 from solver.scale import ScaledProblem
-from solver.step_bound import LABEL, bounded, change_limits, held
-from tests.solver_checks import spatial_arm
+from solver.step_bound import LABEL, bounded, change_limits, held, per_kind
+from tests.solver_checks import figure_cases, spatial_arm
 
 
 def slider_arm(length: float = 1.0) -> Figure:
@@ -126,7 +129,29 @@ def test_held_compares_the_largest_change_with_the_bound() -> None:
     assert not held(start, np.array([5.0, 1.0]), None)
 
 
-@pytest.mark.parametrize("value", [0.0, -0.1, float("nan"), float("inf"), "0.1", True])
+def test_one_bound_per_coordinate_an_angle_and_a_distance() -> None:
+    """``per_kind``: the hinge gets the angle, the slide the distance; the far target then
+    turns the hinge by 0.1 rad and slides by 0.3 scene units, exactly."""
+    fig = slider_arm()
+    bounds = per_kind(fig, 0.1, 0.3)
+    assert bounds == pytest.approx([0.1, 0.3])
+    result = Solver(fig, tip_constraint((0.0, 3.0, 0.0)), max_change=bounds).solve(fig.neutral())
+    assert np.abs(result.x) == pytest.approx([0.1, 0.3], rel=1e-9)
+    assert held(fig.neutral(), result.x, bounds)
+    assert not held(fig.neutral(), np.array([0.1, 0.2]) * 0.9, bounds)
+    assert "reach change <= 0.3 (max_change)" in result.active_set
+
+
+def test_a_bound_per_coordinate_must_match_the_figure() -> None:
+    ik = Solver(slider_arm(), tip_constraint((0.0, 1.0, 0.0)), max_change=np.array([0.1] * 3))
+    with pytest.raises(InvalidInputError, match=r"max_change must have one bound per coordinate"):
+        ik.solve()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [0.0, -0.1, float("nan"), float("inf"), "0.1", True, [0.1, -0.1], [[0.1, 0.1]], [0.1, None]],
+)
 def test_a_bad_max_change_is_named(value: object) -> None:
     with pytest.raises(InvalidInputError, match="max_change"):
         Solver(slider_arm(), tip_constraint((0.0, 1.0, 0.0)), max_change=value)  # type: ignore[arg-type]
@@ -143,3 +168,26 @@ def test_the_analytic_start_is_taken_within_the_bound() -> None:
     ik = Solver(fig, tip_constraint_hand(target), analytic_start=True, max_change=0.05)
     result = ik.solve(start)
     assert np.abs(result.x - start).max() <= 0.05 * (1.0 + 1e-9)
+
+
+@settings(max_examples=25)
+@given(case=figure_cases(limits=True), data=st.data())
+def test_random_figures_keep_every_coordinate_within_per_kind_bounds(
+    case: object, data: st.DataObject
+) -> None:
+    """Random trees with revolute, prismatic and grouped joints, random rigidity and a far
+    target: the answer moves no coordinate by more than its bound (0.05 rad, 0.02 scene
+    units), for every method."""
+    fig = case.figure  # type: ignore[attr-defined]
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    for name in fig.coordinate_names:
+        fig.set_rigidity(name, float(rng.choice([0.0, 0.3, 0.8])))
+    leaf = fig.segment_names[-1]
+    target = rng.normal(0.0, 2.0, 3)
+    bounds = per_kind(fig, 0.05, 0.02)
+    start = project_feasible(fig, rng.uniform(-0.2, 0.2, len(fig.coordinate_names)))
+    method = data.draw(st.sampled_from(METHODS))
+    constraint = Constraint(EndEffector(leaf, (0.1, 0.0, 0.0)), PositionGoal(target))
+    ik = Solver(fig, [constraint], method=method, max_change=bounds, time_limit=None)
+    result = ik.solve(start)
+    assert np.all(np.abs(result.x - start) <= bounds * (1.0 + 1e-9) + 1e-12)

@@ -143,6 +143,8 @@ def bounded_step(
         equality: (k,) True for equality rows.
         rcond: rank cut-off of eq. 16 (see :func:`damped_step`).
     """
+    if not len(rows):
+        return damped_step(jacobian, error, damping, rcond)
     n = jacobian.shape[1]
     held = [int(i) for i in np.flatnonzero(equality)]
     step = np.zeros(n)

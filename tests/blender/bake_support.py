@@ -83,14 +83,15 @@ def modal_operator(extension: ModuleType, obj: bpy.types.Object) -> tuple[object
     fake = types.SimpleNamespace(
         use_scene_range=True, frame_start=1, frame_end=250, frame_step=1,
         only_selected=False, mode="REPLACE", reports=[], _job=None, _timer=None, time_limit=1.0,
-        target="CURRENT", only_selected_bones=False,
+        target="CURRENT", only_selected_bones=False, method="ARMATURE", smooth=False,
+        max_change=10.0,
         time_slice=0.0,  # one frame per timer event, however fast the machine
     )  # fmt: skip
     fake.report = lambda kind, text: fake.reports.append((kind, text))
     # Every property counts as given by the caller (the armature's settings are not read).
     fake.properties = types.SimpleNamespace(is_property_set=lambda name: True)
-    for name in ("_frames", "_only_selected_bones", "_start", "_fail", "_done", "_store",
-                 "_end_modal", "invoke", "modal", "execute"):  # fmt: skip
+    for name in ("_frames", "_only_selected_bones", "_method", "_smooth", "_start", "_fail",
+                 "_done", "_store", "_end_modal", "invoke", "modal", "execute"):  # fmt: skip
         if hasattr(cls, name):
             setattr(fake, name, types.MethodType(getattr(cls, name), fake))
     context = types.SimpleNamespace(

@@ -1,0 +1,94 @@
+"""What the conditioning read-out costs next to the solve it describes.
+
+``python -m bench.conditioning_cost`` solves, with default options, the arm-7 full-pose task
+(TRAC-IK's protocol: targets from joint values uniform within the limits, solved from the
+mid-range pose) and the human figure's four-limb task (``limbs-22``), and times, on each
+result, :func:`solver.conditioning.measure_conditioning` (what ``IKResult.conditioning``
+computes on first access). It prints the median solve time, the median read-out time and
+their ratio, and the read-out's median ``kappa`` (a check that it measured something).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+import solver
+from bench.chains import arm7, to_serial
+from bench.figures import chain_figure, chain_tip, tip_goal
+from bench.human_cases import limbs_case
+from bench.serial import sample_targets
+from solver.conditioning import measure_conditioning
+
+Sample = tuple[solver.Figure, list[solver.Constraint], np.ndarray | None]
+
+
+def arm_samples(count: int) -> Iterator[Sample]:
+    """The arm-7 full-pose targets with the mid-range start."""
+    chain = to_serial(arm7(), "arm-7")
+    targets = sample_targets(chain, count)
+    start = 0.5 * (chain.lower + chain.upper)
+    for position, rotation in zip(targets.positions, targets.rotations, strict=True):
+        figure = chain_figure(chain)
+        goal = tip_goal(position, rotation)
+        yield figure, [solver.Constraint(chain_tip(chain, True), goal, name="tip")], start
+
+
+def limb_samples(count: int) -> Iterator[Sample]:
+    """The human figure's four-limb samples, from the neutral pose."""
+    case = limbs_case(count)
+    for k in range(count):
+        figure, constraints = case.make(k)
+        yield figure, constraints, None
+
+
+def measure(samples: Iterator[Sample], repeats: int = 5) -> dict[str, float]:
+    """Median solve and read-out times (seconds), their ratio, median kappa, DOF."""
+    solves, readouts, kappas, dof = [], [], [], 0
+    for figure, constraints, start in samples:
+        dof = len(figure.coordinate_names)
+        result = solver.solve(figure, constraints, initial=start)
+        assert result.pose_jacobians is not None
+        solves.append(result.time)
+        best = float("inf")
+        for _ in range(repeats):  # the best of a few: the read-out is short, the noise is not
+            clock = time.perf_counter()
+            conditioning = measure_conditioning(result.pose_jacobians)
+            best = min(best, time.perf_counter() - clock)
+        readouts.append(best)
+        kappas.append(conditioning.condition)
+    solve, readout = statistics.median(solves), statistics.median(readouts)
+    return {
+        "dof": dof,
+        "solve": solve,
+        "readout": readout,
+        "ratio": readout / solve,
+        "kappa": statistics.median(kappas),
+    }
+
+
+CASES: dict[str, Callable[[int], Iterator[Sample]]] = {
+    "arm-7 pose": arm_samples,
+    "limbs-22": limb_samples,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=100, help="samples per case")
+    args = parser.parse_args()
+    for name, samples in CASES.items():
+        figures = measure(samples(args.count))
+        print(
+            f"{name} ({figures['dof']:.0f} DOF): solve {figures['solve'] * 1e3:.2f} ms median, "
+            f"conditioning read-out {figures['readout'] * 1e3:.3f} ms median "
+            f"({figures['ratio'] * 100:.1f} % of a solve), median kappa {figures['kappa']:.3g}"
+        )
+
+
+if __name__ == "__main__":
+    main()

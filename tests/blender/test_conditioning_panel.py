@@ -1,0 +1,53 @@
+"""The Last Solve box's conditioning line after a Solve, in real Blender (4.2 and 5.0).
+
+A two-bone arm (bones ``b0``, ``b1``, 10 units each, along +Z) reaches a target that needs an
+elbow bend of ``bend`` radians: nearly straight, the pose is ill-conditioned and the line
+names the forearm ``b1``; bent, it is well-conditioned and names no bone.
+"""
+
+from __future__ import annotations
+
+import math
+from types import ModuleType
+
+import bpy
+import pytest
+
+from tests.blender.conftest import run_op
+from tests.blender.panel_draw import draw_panels
+from tests.blender.reach_scenes import activate, add_constraint, add_empty, last_report, make_chain
+
+LENGTH = 10.0  # scene units per bone: the default tolerance (1e-5) then asks for the bend
+
+
+def _solve_bent(extension: ModuleType, bend: float) -> tuple[object, list[str]]:
+    """Solve the arm onto a target whose reach needs an elbow bend of ``bend`` radians;
+    return the report and the Last Solve box's conditioning labels."""
+    obj = make_chain("Arm", n=2, length=LENGTH)
+    target = add_empty("T", (0.0, LENGTH * math.sin(bend), LENGTH * (1.0 + math.cos(bend))))
+    add_constraint(obj, "b1", target, "POSITION")
+    activate(obj)
+    run_op(bpy.ops.reach.solve)
+    report = last_report(obj)
+    labels = [text for kind, text in draw_panels(extension) if kind == "label"]
+    return report, [text for text in labels if text.startswith("Conditioning:")]
+
+
+@pytest.mark.usefixtures("clean_scene")
+def test_a_nearly_straight_arm_is_ill_conditioned_at_the_forearm(extension: ModuleType) -> None:
+    report, lines = _solve_bent(extension, 3e-3)
+    assert report.satisfied
+    [line] = lines
+    assert line.startswith("Conditioning: kappa ")
+    assert line.endswith(" (ill-conditioned), weakest: b1"), line
+    assert 1e3 < float(line.split()[2]) < 1e4  # about 2 sqrt(5) / bend
+    assert report.conditioning.conditioning.weakest_joints[0].startswith("b1:")
+
+
+@pytest.mark.usefixtures("clean_scene")
+def test_a_bent_arm_is_well_conditioned(extension: ModuleType) -> None:
+    report, lines = _solve_bent(extension, 1.0)
+    assert report.satisfied
+    [line] = lines
+    assert line.startswith("Conditioning: kappa ") and line.endswith(" (well-conditioned)"), line
+    assert float(line.split()[2]) < 20.0
