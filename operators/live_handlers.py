@@ -10,6 +10,14 @@ Nothing runs during a render (``render_init`` .. ``render_complete`` / ``render_
 running render job) or an object bake job; a Reach bake holds its armature itself
 (:mod:`..bridge.busy`). After an undo, a redo or a load the restored pose is accepted as it
 is. A solve that stopped at its budget is continued by a timer until it finishes.
+
+An update in which Blender rebuilt its dependency graph (an object or a bone constraint was
+added, a parent changed ...) lists the scene and every object among its updates (Blender tags
+every data-block after a rebuild; a transform or a property edit does not). Its solve waits
+for that timer,
+after the update: writing the pose and evaluating it again inside such an update's handler
+makes Blender 4.2 and 5.0 crash at a later update (``tests/blender/test_live_rig_edits.py``
+reproduces it in a separate Blender).
 """
 
 from __future__ import annotations
@@ -42,11 +50,13 @@ def live_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) -> None:
     """Re-solve live armatures whose inputs this update changed."""
     if live.solving() or _rendering():
         return
-    updated = {update.id.original.session_uid for update in depsgraph.updates}
+    updates = list(depsgraph.updates)
+    updated = {update.id.original.session_uid for update in updates}
     view_layer = depsgraph.view_layer
     objects = _objects(view_layer)
     edit = bpy.context.preferences.edit
-    live.on_update(objects, updated, scene, view_layer, edit, live_time_budget())
+    live.on_update(objects, updated, scene, view_layer, edit, live_time_budget(),
+                   defer=_rebuilt(updates, updated, view_layer))  # fmt: skip
     _resume_later(view_layer)
 
 
@@ -69,6 +79,17 @@ def resume() -> float | None:
     edit = context.preferences.edit
     again = live.resume_unfinished(objects, scene, view_layer, edit, live_time_budget())
     return 0.0 if again else None
+
+
+def _rebuilt(
+    updates: list[bpy.types.DepsgraphUpdate], updated: set[int], view_layer: bpy.types.ViewLayer
+) -> bool:
+    """Whether Blender rebuilt its dependency graph in this update: after a rebuild it tags
+    every data-block, so the scene and every object of the view layer are listed (an edit of
+    the scene alone, such as a tool setting, lists the scene only)."""
+    return any(isinstance(update.id, bpy.types.Scene) for update in updates) and all(
+        obj.session_uid in updated for obj in view_layer.objects
+    )
 
 
 def _resume_later(view_layer: bpy.types.ViewLayer) -> None:
