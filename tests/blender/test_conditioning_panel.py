@@ -2,7 +2,8 @@
 
 A two-bone arm (bones ``b0``, ``b1``, 10 units each, along +Z) reaches a target that needs an
 elbow bend of ``bend`` radians: nearly straight, the pose is ill-conditioned and the line
-names the forearm ``b1``; bent, it is well-conditioned and names no bone.
+names the forearm ``b1``; bent, it is well-conditioned and names no bone. A bake shows the
+read-out of its last frame.
 """
 
 from __future__ import annotations
@@ -20,17 +21,19 @@ from tests.blender.reach_scenes import activate, add_constraint, add_empty, last
 LENGTH = 10.0  # scene units per bone: the default tolerance (1e-5) then asks for the bend
 
 
-def _solve_bent(extension: ModuleType, bend: float) -> tuple[object, list[str]]:
-    """Solve the arm onto a target whose reach needs an elbow bend of ``bend`` radians;
-    return the report and the Last Solve box's conditioning labels."""
+def _solve_bent(
+    extension: ModuleType, bend: float, operator: object = None
+) -> tuple[object, list[str]]:
+    """Solve (or run ``operator``) on the arm and a target whose reach needs an elbow bend
+    of ``bend`` radians; return the report and the Last Solve box's conditioning labels."""
     obj = make_chain("Arm", n=2, length=LENGTH)
     target = add_empty("T", (0.0, LENGTH * math.sin(bend), LENGTH * (1.0 + math.cos(bend))))
     add_constraint(obj, "b1", target, "POSITION")
     activate(obj)
-    run_op(bpy.ops.reach.solve)
+    run_op(operator or bpy.ops.reach.solve)
     report = last_report(obj)
     labels = [text for kind, text in draw_panels(extension) if kind == "label"]
-    return report, [text for text in labels if text.startswith("Conditioning:")]
+    return report, [text for text in labels if text.startswith("Conditioning")]
 
 
 @pytest.mark.usefixtures("clean_scene")
@@ -51,3 +54,14 @@ def test_a_bent_arm_is_well_conditioned(extension: ModuleType) -> None:
     [line] = lines
     assert line.startswith("Conditioning: kappa ") and line.endswith(" (well-conditioned)"), line
     assert float(line.split()[2]) < 20.0
+
+
+@pytest.mark.usefixtures("clean_scene")
+def test_a_bake_shows_its_last_frame(extension: ModuleType) -> None:
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 3
+    report, lines = _solve_bent(extension, 3e-3, bpy.ops.reach.bake)
+    assert report.satisfied and report.frames == (1, 2, 3)
+    [line] = lines
+    assert line.startswith("Conditioning at frame 3: kappa "), line
+    assert line.endswith(" (ill-conditioned), weakest: b1"), line
