@@ -93,3 +93,17 @@ def test_live_posing_follows_the_drag(extension: ModuleType) -> None:
     finish(extension, obj)
     [line] = _conditioning_lines(extension)
     assert line.endswith(" (ill-conditioned), weakest: b1"), line
+
+
+@pytest.mark.usefixtures("clean_scene")
+def test_an_out_of_reach_target_leaves_the_arm_straight_and_singular(
+    extension: ModuleType,
+) -> None:
+    obj = make_chain("Arm", n=2, length=LENGTH)
+    target = add_empty("T", (3.0, 5.0, 25.0))  # 25.7 units from the shoulder: 20 reach
+    add_constraint(obj, "b1", target, "POSITION")
+    activate(obj)
+    run_op(bpy.ops.reach.solve)
+    assert not last_report(obj).satisfied
+    # the straight arm has lost the direction towards the target: no unique weakest bone
+    assert _conditioning_lines(extension) == ["Conditioning: kappa inf (singular: rank 2 of 3)"]
