@@ -57,8 +57,13 @@ class Run:
         )
 
 
-def _solver(chain: SerialChain, orientation: bool, hessian: str, max_iterations: int):
-    """A Solver on ``chain``'s tip, its goal (to retarget) and the mid-range start coordinates."""
+def _solver(
+    chain: SerialChain, orientation: bool, hessian: str, max_iterations: int, **options: object
+):
+    """A Solver on ``chain``'s tip, its goal (to retarget) and the mid-range start coordinates.
+
+    ``options``: further keyword options of :class:`solver.Solver` (e.g. ``step_limit``).
+    """
     figure = chain_figure(chain)
     goal = tip_goal(np.zeros(3), np.eye(3) if orientation else None)
     constraint = solver.Constraint(chain_tip(chain, orientation), goal, name="tip")
@@ -71,15 +76,19 @@ def _solver(chain: SerialChain, orientation: bool, hessian: str, max_iterations:
         method=hessian,
         restarts=0,  # one optimiser run per target: the strategies, not the search
         time_limit=None,
+        **options,  # type: ignore[arg-type]
     )
     mid = dict(zip(chain.joints, chain.mid_range(), strict=True))
     start = np.array([mid[name] for name in figure.coordinate_names], dtype=float)
     return s, goal, start
 
 
-def run_case(chain: SerialChain, orientation: bool, hessian: str, count: int) -> Run:
-    """Solve ``count`` sampled targets of ``chain`` with one strategy."""
-    s, goal, start = _solver(chain, orientation, hessian, MAX_ITERATIONS)
+def run_case(
+    chain: SerialChain, orientation: bool, hessian: str, count: int, **options: object
+) -> Run:
+    """Solve ``count`` sampled targets of ``chain`` with one method (``hessian``) and
+    ``options`` (further :class:`solver.Solver` keywords)."""
+    s, goal, start = _solver(chain, orientation, hessian, MAX_ITERATIONS, **options)
     targets = sample_targets(chain, count)
     run = Run([], [], [], [])
     for k in range(len(targets)):
@@ -140,22 +149,38 @@ def _timed_run(problem, y0: np.ndarray, strategy) -> tuple[float, float, int]:
     return time.perf_counter() - clock, spent, outcome.nit
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def target_count(description: str) -> int:
+    """Targets per case from the command line: 100, or 20 with ``--quick``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--quick", action="store_true", help="fewer targets")
-    args = parser.parse_args()
-    count = 20 if args.quick else 100
-    lines = [
-        "# Optimiser: Hessian strategies and cost per iteration",
+    return 20 if parser.parse_args().quick else 100
+
+
+def header(title: str, module: str, count: int) -> list[str]:
+    """The title and protocol paragraph of a report made of :func:`run_case` runs."""
+    return [
+        f"# {title}",
         "",
-        f"Written by `python -m bench.optimizer_strategies` on {datetime.now():%Y-%m-%d}; "
+        f"Written by `python -m {module}` on {datetime.now():%Y-%m-%d}; "
         f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
         f"numpy {np.__version__}. {count} targets per case from random in-limit angles, "
-        "each solved once from the mid-range pose, no restarts, iteration limit "
-        f"{MAX_ITERATIONS}; solved = within {TOLERANCE} units and {ANGLE_TOLERANCE} degrees. "
-        f"Load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
-        "(times from a loaded machine are inflated; iteration counts are not).",
+        "each solved once from the mid-range pose, no restarts, no time limit, iteration "
+        f"limit {MAX_ITERATIONS}; solved = within {TOLERANCE} units and {ANGLE_TOLERANCE} "
+        f"degrees. Load average at the start: {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} cores (times from a loaded machine are inflated; iteration "
+        "counts are not).",
         "",
+    ]
+
+
+def main() -> None:
+    count = target_count(__doc__.splitlines()[0])
+    lines = [
+        *header(
+            "Optimiser: Hessian strategies and cost per iteration",
+            "bench.optimizer_strategies",
+            count,
+        ),
         "## Strategies",
         "",
         "| case | hessian | solved | median nit | mean nit | median nfev | median time |",

@@ -41,6 +41,7 @@ from .bake_report import BakeError, BakeReport, Worst, describe, fold
 from .bake_smooth import SmoothBound
 from .bake_start import MotionStart
 from .bake_target import TARGETS, BakeTarget
+from .conditioning import ConditioningReadout
 from .diagnose import explain
 from .measure import measure
 from .playback import builtin_ik, overrides
@@ -183,6 +184,7 @@ class BakeJob:
         self.tolerances = (settings.tolerance, settings.angle_tolerance)
         self.time_limit = time_limit
         self.time_limited: list[int] = []
+        self.last_result: solver.IKResult | None = None  # the last solved frame's
         self.total = len(self.frames) * (1 if depsgraph is None else 2)
         self.index = 0
         self.closed = False
@@ -285,6 +287,7 @@ class BakeJob:
             self.time_limited.append(frame)
         self.iterations += result.nit
         self.solve_seconds += result.time
+        self.last_result = result
 
     def _write(self) -> None:
         """Key every frame; unmute Blender's IK (playback state from here on)."""
@@ -355,7 +358,15 @@ class BakeJob:
             time_limited=tuple(self.time_limited),
             time_limit=self.time_limit,
             smooth=None if self.smooth is None else self.smooth.summary(self.depsgraph is not None),
+            conditioning=self._conditioning(),
         )
+
+    def _conditioning(self) -> ConditioningReadout | None:
+        """The read-out of the last frame's solved pose (computed when first drawn)."""
+        if self.last_result is None:
+            return None
+        label = f"Conditioning at frame {self.frames[-1]}"
+        return ConditioningReadout(self.last_result, tuple(self.rig.solved.values()), label)
 
     def _reasons(self) -> dict[str, str]:
         """Why playback misses what the solve reached, per such constraint."""

@@ -15,6 +15,7 @@ from .rig import RigError
 
 if TYPE_CHECKING:  # bake_smooth imports this module
     from .bake_smooth import SmoothSummary
+    from .conditioning import ConditioningReadout
 
 Worst = dict[str, tuple[float | None, float | None, bool]]  # name -> (distance, angle, ok)
 
@@ -82,6 +83,8 @@ class BakeReport:
         method: the solve method of every frame (a :data:`solver.methods.METHODS` name).
         smooth: a smooth bake's bound and the frames it held (:mod:`.bake_smooth`); None
             for an unbounded bake.
+        conditioning: the conditioning of the last baked frame's solved pose, computed
+            when first read (the panel draws it), or None.
     """
 
     frames: tuple[int, ...]
@@ -102,6 +105,7 @@ class BakeReport:
     time_limit: float | None = None
     method: str = ""
     smooth: SmoothSummary | None = None
+    conditioning: ConditioningReadout | None = field(default=None, repr=False)
 
     @property
     def satisfied(self) -> bool:

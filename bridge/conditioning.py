@@ -4,7 +4,8 @@ The solver measures the conditioning of the pose a solve wrote (:mod:`solver.con
 ``kappa`` of the stacked, weighted constraint Jacobian over the coordinates the solve moves)
 and names the figure's coordinates that make up the weakest motion. Here each coordinate
 is the bone whose channels it drives (:class:`.rig_joints.SolvedBone`), so the line reads
-"Conditioning: kappa 3.2e4 (ill-conditioned), weakest: forearm". Nothing is computed until
+"Conditioning: kappa 3.2e4 (ill-conditioned), weakest: forearm" (after a bake: of the last
+frame's solved pose, "Conditioning at frame 120: ..."). Nothing is computed until
 the line is first asked for (the panel draws it, or a report's text is made), so a live
 update that nobody looks at pays nothing for it.
 
@@ -52,16 +53,18 @@ def weakest_bones(conditioning: Conditioning, bones: dict[str, str]) -> tuple[st
     return weakest_named(names, np.sqrt(np.array([shares[n] for n in names])))
 
 
-def conditioning_line(conditioning: Conditioning, bones: dict[str, str]) -> str:
+def conditioning_line(
+    conditioning: Conditioning, bones: dict[str, str], label: str = "Conditioning"
+) -> str:
     """One line for the Last Solve box, e.g. "Conditioning: kappa 3.2e4 (ill-conditioned),
-    weakest: forearm"."""
+    weakest: forearm" (``label`` leads it)."""
     stacked = conditioning.stacked
     state = stacked.state
     if state == "unconstrained":
-        return "Conditioning: no goal constrains the pose here"
+        return f"{label}: no goal constrains the pose here"
     if state == "singular":
         state = f"singular: rank {stacked.rank} of {len(stacked.singular_values)}"
-    line = f"Conditioning: kappa {kappa_text(stacked.condition)} ({state})"
+    line = f"{label}: kappa {kappa_text(stacked.condition)} ({state})"
     weakest = weakest_bones(conditioning, bones) if stacked.ill_conditioned else ()
     return f"{line}, weakest: {', '.join(weakest)}" if weakest else line
 
@@ -73,10 +76,13 @@ class ConditioningReadout:
     Attributes:
         result: the solver result whose pose was written.
         solved: the rig's solved bones (which coordinate is which bone).
+        label: what the line starts with ("Conditioning", or "Conditioning at frame 120"
+            for a bake's last frame).
     """
 
     result: solver.IKResult = field(repr=False)
     solved: tuple[SolvedBone, ...] = field(repr=False)
+    label: str = "Conditioning"
 
     @property
     def conditioning(self) -> Conditioning:
@@ -91,4 +97,4 @@ class ConditioningReadout:
     @cached_property
     def line(self) -> str:
         """The Last Solve box's line (:func:`conditioning_line`)."""
-        return conditioning_line(self.conditioning, coordinate_bones(self.solved))
+        return conditioning_line(self.conditioning, coordinate_bones(self.solved), self.label)

@@ -209,6 +209,7 @@ def on_update(
     view_layer: bpy.types.ViewLayer,
     edit: bpy.types.PreferencesEdit | None,
     budget: float | None = None,
+    defer: bool = False,
 ) -> int:
     """After a depsgraph update: solve every live armature whose inputs changed.
 
@@ -216,9 +217,14 @@ def on_update(
         objects: the candidates (the view layer's objects).
         updated: ``session_uid`` of every data-block the update touched (originals).
         edit: the preferences' editing settings, for auto keying (None: never key).
+        defer: do not solve now; mark each such armature unfinished, so the add-on's timer
+            (:func:`resume_unfinished`) solves it once the update is over. For an update in
+            which Blender rebuilt its dependency graph: a pose written and evaluated again
+            inside such an update's handler makes Blender (4.2 and 5.0) crash at a later
+            update.
 
     Returns:
-        The number of armatures solved.
+        The number of armatures solved (or marked, with ``defer``).
     """
     if _SOLVING:
         return 0
@@ -226,8 +232,12 @@ def on_update(
     for obj in objects:
         if not _switched_on(obj, LIVE) or busy.is_busy(obj):
             continue
-        if _needs_solve(obj, state_of(obj), LIVE, updated):
-            solve_now(obj, scene, view_layer, edit, LIVE, budget)
+        state = state_of(obj)
+        if _needs_solve(obj, state, LIVE, updated):
+            if defer:
+                state.unfinished = True
+            else:
+                solve_now(obj, scene, view_layer, edit, LIVE, budget)
             count += 1
     return count
 

@@ -12,6 +12,12 @@ The fingerprint holds, as plain numbers:
 - the channels (location, the three rotation kinds, scale, rotation mode) and IK settings
   (locks, limits, stretch, stiffness) of the bones the last solve's figure had (every bone
   before the first solve), and those bones' Reach rigidity;
+- the pose Blender evaluated for those bones (``PoseBone.matrix``, which Blender copies
+  back to the original bones after each evaluation): an edit of the rig that moves them
+  without touching a channel, a target or a Reach setting (a bone constraint added, muted or
+  its influence changed, Inherit Rotation switched, a driver's input) shows there. Such
+  edits are read through their effect only, with one ``foreach_get``: walking the bone
+  constraints' RNA inside the update handler is what crashed Blender 5.0 before;
 - every Reach setting of the armature except live posing's own switches, the constraints'
   Select boxes (only partial bakes read them) and the stored results.
 """
@@ -45,6 +51,10 @@ BONE_CHANNELS = (
     ("ik_min_z", 1), ("ik_max_z", 1), ("ik_stretch", 1),
     ("ik_stiffness_x", 1), ("ik_stiffness_y", 1), ("ik_stiffness_z", 1),
 )  # fmt: skip
+
+
+#: The evaluated pose of each bone (armature space, 4x4, float32 in Blender).
+EVALUATED_POSE = ("matrix", 16)
 
 
 @dataclass(frozen=True)
@@ -108,7 +118,7 @@ def _bone_numbers(obj: bpy.types.Object, bones: Sequence[str] | None) -> list[np
     pose_bones = obj.pose.bones
     n = len(pose_bones)
     parts = []
-    for name, size in BONE_CHANNELS:
+    for name, size in (*BONE_CHANNELS, EVALUATED_POSE):
         values = np.empty(n * size, dtype=np.float64)
         # The stubs accept a buffer only through ``__buffer__`` (numpy declares it for Python
         # >= 3.12); Blender's Python 3.11 reads any buffer-protocol object, ndarray included.

@@ -21,7 +21,9 @@ class LiveState:
     seen: Fingerprint | None = None  # inputs after the last solve (or the last accepted state)
     releases: int = 0  # busy.releases() then: a change means a Reach job wrote the armature
     bones: tuple[str, ...] | None = None  # the last solve's figure bones
-    unfinished: bool = False  # the last solve stopped at its budget or iteration limit
+    # the last solve stopped at its budget or iteration limit, or a change waits for the
+    # timer (seen in an update that rebuilt Blender's dependency graph)
+    unfinished: bool = False
     solves: int = 0  # live solves so far (tests count them per update)
     seconds: list[float] = field(default_factory=list)  # wall time of each live solve
     error: str = ""  # why live posing was last switched off, "" if it was not

@@ -10,6 +10,13 @@ Nothing runs during a render (``render_init`` .. ``render_complete`` / ``render_
 running render job) or an object bake job; a Reach bake holds its armature itself
 (:mod:`..bridge.busy`). After an undo, a redo or a load the restored pose is accepted as it
 is. A solve that stopped at its budget is continued by a timer until it finishes.
+
+An update in which Blender rebuilt its dependency graph (an object or a bone constraint was
+added, a parent changed ...; recognised by :func:`_rebuilt`) is not solved inside its handler:
+the live solve waits for the resume timer, a frame-change solve for a one-shot timer, both
+run right after the update. Writing the pose and evaluating it again inside such an update's
+handler makes Blender 4.2 and 5.0 crash at a later update (reproduced without Reach; the
+tests in ``tests/blender/test_live_rig_edits.py`` run both sequences in a separate Blender).
 """
 
 from __future__ import annotations
@@ -42,21 +49,38 @@ def live_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) -> None:
     """Re-solve live armatures whose inputs this update changed."""
     if live.solving() or _rendering():
         return
-    updated = {update.id.original.session_uid for update in depsgraph.updates}
+    updates = list(depsgraph.updates)
+    updated = {update.id.original.session_uid for update in updates}
     view_layer = depsgraph.view_layer
     objects = _objects(view_layer)
     edit = bpy.context.preferences.edit
-    live.on_update(objects, updated, scene, view_layer, edit, live_time_budget())
+    live.on_update(objects, updated, scene, view_layer, edit, live_time_budget(),
+                   defer=_rebuilt(updates, updated, view_layer))  # fmt: skip
     _resume_later(view_layer)
 
 
 @persistent
 def frame_change(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> None:
-    """Solve the armatures evaluated on frame change at the new frame."""
+    """Solve the armatures evaluated on frame change at the new frame (after the update, from
+    a timer, when Blender rebuilt its graph in it: see the module docstring)."""
     if live.solving() or _rendering():
         return
     view_layer = depsgraph.view_layer if depsgraph is not None else bpy.context.view_layer
+    if depsgraph is not None:
+        updates = list(depsgraph.updates)
+        updated = {update.id.original.session_uid for update in updates}
+        if _rebuilt(updates, updated, view_layer):
+            if not bpy.app.timers.is_registered(frame_change_later):
+                bpy.app.timers.register(frame_change_later, first_interval=0.0)
+            return
     live.on_frame_change(_objects(view_layer), scene, view_layer)
+
+
+def frame_change_later() -> None:
+    """Timer, once: the frame-change solve of an update in which Blender rebuilt its graph."""
+    scene = bpy.context.scene
+    if scene is not None:
+        frame_change(scene)
 
 
 def resume() -> float | None:
@@ -69,6 +93,27 @@ def resume() -> float | None:
     edit = context.preferences.edit
     again = live.resume_unfinished(objects, scene, view_layer, edit, live_time_budget())
     return 0.0 if again else None
+
+
+def _rebuilt(
+    updates: list[bpy.types.DepsgraphUpdate], updated: set[int], view_layer: bpy.types.ViewLayer
+) -> bool:
+    """Whether Blender rebuilt its dependency graph in this update. After a rebuild it tags
+    every data-block: the scene and every object of the view layer are listed, those nothing
+    else touched with the shading flag alone. An edit of the scene (a tool setting, the
+    frame), a transform or a property edit lists only what it touched. (A rebuild in which
+    every object was also moved or edited is not recognised.)"""
+    objects = view_layer.objects
+    return (
+        any(isinstance(update.id, bpy.types.Scene) for update in updates)
+        and all(obj.session_uid in updated for obj in objects)
+        and any(
+            isinstance(update.id, bpy.types.Object)
+            and update.is_updated_shading
+            and not (update.is_updated_transform or update.is_updated_geometry)
+            for update in updates
+        )
+    )
 
 
 def _resume_later(view_layer: bpy.types.ViewLayer) -> None:
@@ -145,7 +190,8 @@ def unregister() -> None:
     for handlers, function in _HANDLERS:
         for installed in [h for h in handlers if same_handler(h, function)]:
             handlers.remove(installed)
-    if bpy.app.timers.is_registered(resume):
-        bpy.app.timers.unregister(resume)
+    for timer in (resume, frame_change_later):
+        if bpy.app.timers.is_registered(timer):
+            bpy.app.timers.unregister(timer)
     _RENDERING.clear()
     live.forget()

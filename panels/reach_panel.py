@@ -16,6 +16,7 @@ from ..bridge.settings import armature_data, bone_settings_of, settings_of
 from ..operators.methods import method_label
 
 if TYPE_CHECKING:
+    from ..bridge.conditioning import ConditioningReadout
     from ..operators.properties import ReachConstraint
 
 
@@ -225,6 +226,12 @@ def _residual_row(col: bpy.types.UILayout, name: str, distance: float | None,
     )
 
 
+def _draw_conditioning(layout: bpy.types.UILayout, readout: ConditioningReadout | None) -> None:
+    """The conditioning line of the written pose (computed when first drawn)."""
+    if readout is not None:
+        layout.label(text=readout.line, icon="ERROR" if readout.ill_conditioned else "NONE")
+
+
 def draw_report(layout: bpy.types.UILayout, report: FrameReport) -> None:
     """A solve's :class:`FrameReport`: status, figures, one row per constraint and reason."""
     layout.label(text=report.status, icon="CHECKMARK" if report.satisfied else "ERROR")
@@ -233,9 +240,7 @@ def draw_report(layout: bpy.types.UILayout, report: FrameReport) -> None:
         text=f"{method_label(report.method)}: {report.dof} DOF, {report.iterations} iterations, "
         f"{report.seconds * 1000.0:.1f} ms{passes}"
     )
-    if report.conditioning is not None:  # measured on the written pose when first drawn
-        readout = report.conditioning
-        layout.label(text=readout.line, icon="ERROR" if readout.ill_conditioned else "NONE")
+    _draw_conditioning(layout, report.conditioning)
     col = layout.column(align=True)
     for outcome in report.constraints:
         m = outcome.measured
@@ -260,6 +265,7 @@ def draw_bake_report(layout: bpy.types.UILayout, report: BakeReport) -> None:
         text=f"{method_label(report.method)}: {report.n_dof} DOF, {per_frame:.1f} ms per frame, "
         f"{report.n_keys} keys"
     )
+    _draw_conditioning(layout, report.conditioning)
     col = layout.column(align=True)
     for name, (distance, angle, ok) in report.worst.items():
         _residual_row(col, name, distance, angle, ok)

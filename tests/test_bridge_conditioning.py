@@ -85,3 +85,9 @@ def test_read_once_and_kept() -> None:
     assert "line" not in vars(report) and "conditioning" not in vars(report.result)
     first = report.line
     assert report.line is first and "conditioning" in vars(report.result)
+
+
+def test_a_bake_labels_its_last_frame() -> None:
+    report = readout(1e-3)
+    line = conditioning.ConditioningReadout(report.result, report.solved, "At frame 7").line
+    assert line.startswith("At frame 7: kappa ") and line.endswith("weakest: forearm")

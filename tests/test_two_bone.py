@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from solver import (
     AimGoal,
     Constraint,
+    Disjunction,
     EndEffector,
     Figure,
     InvalidInputError,
@@ -230,8 +231,11 @@ CASES = [("ball", "hinge"), ("ball", "ball"), ("hinge", "hinge")]
 def test_the_analytic_start_alone_puts_the_tip_on_a_reachable_in_limit_target(
     shoulder: str, elbow: str, limits: bool
 ) -> None:
-    """Exact every time without limits; with a ball's box limits the eight planes tried
-    may all leave the limits (the allowed swivels can be a narrow range): most reach."""
+    """Exact every time without limits. With a ball root's box limits the start may be
+    one the limits pulled short, when it is much nearer the start than any candidate
+    that reaches (the continuity rule of ``_choose``), or none of the planes tried may
+    lie within the limits: about nine in ten reach (400 targets: 92 % with a hinge
+    elbow, 87 % with a ball elbow)."""
     fig = limb_figure(shoulder, elbow, limits)
     effector = EndEffector("hand", (0.01, 0.2, 0.0))
     goal = PositionGoal((0.0, 0.0, 0.0))
@@ -246,7 +250,7 @@ def test_the_analytic_start_alone_puts_the_tip_on_a_reachable_in_limit_target(
             assert g < 1e-20
             assert nit == 0
             reached += 1
-    assert reached == 40 if not limits or shoulder == "hinge" else reached >= 36
+    assert reached == 40 if not limits or shoulder == "hinge" else reached >= 30
 
 
 def test_the_point_of_a_pose_goal_is_reached_by_the_analytic_start() -> None:
@@ -271,6 +275,31 @@ def test_the_elbow_keeps_its_side_when_the_target_moves_a_little() -> None:
         coords, _, _ = first_start(solver, start)
         assert np.sign(coords[3]) == np.sign(bend)
         assert np.abs(coords - start).max() < 0.2
+
+
+@pytest.mark.parametrize("limits", [False, True])
+def test_tracking_a_smooth_path_keeps_the_joint_steps_small(limits: bool) -> None:
+    """The hand follows a joint-space figure-eight (steps <= 0.06 rad per frame); each
+    frame's analytic start and answer stay near the previous answer."""
+    fig = limb_figure("ball", "hinge", limits)
+    effector = EndEffector("hand", (0.0, 0.2, 0.0))
+    goal = PositionGoal((0.0, 0.0, 0.0))
+    solver = Solver(fig, [Constraint(effector, goal)], analytic_start=True, restarts=0)
+    t = np.linspace(0.0, 2.0 * np.pi, 160, endpoint=False)
+    path = np.stack(
+        [0.9 + 0.5 * np.sin(t), 0.6 * np.sin(2 * t), 0.2 + 0.6 * np.cos(t), 1.2 + 0.5 * np.sin(t)],
+        axis=1,
+    )
+    assert np.abs(np.diff(path, axis=0)).max() < 0.06
+    previous = path[0]
+    for q in path[1:]:
+        goal.point = tip_of(fig, q, effector)
+        coords, _, _ = first_start(solver, previous)
+        result = solver.solve(previous)
+        assert result.success
+        assert np.abs(coords - previous).max() < 0.15
+        assert np.abs(result.x - previous).max() < 0.15
+        previous = result.x
 
 
 def test_a_target_out_of_reach_straightens_the_limb_towards_it() -> None:
@@ -309,7 +338,10 @@ def test_the_start_handed_to_the_method_is_never_worse(seed: int) -> None:
     assert g_analytic <= g_plain
 
 
-@pytest.mark.parametrize("what", ["three bones", "aim goal", "carried goal", "prismatic"])
+@pytest.mark.parametrize(
+    "what",
+    ["three bones", "aim goal", "carried goal", "prismatic", "disjunction", "locked", "grouped"],
+)
 def test_chains_that_are_not_two_bone_limbs_keep_their_start(what: str) -> None:
     fig = limb_figure("ball", "hinge")
     effector = EndEffector("hand", (0.0, 0.2, 0.0))
@@ -324,6 +356,13 @@ def test_chains_that_are_not_two_bone_limbs_keep_their_start(what: str) -> None:
     elif what == "aim goal":
         effector = EndEffector("hand", x=(0, 1, 0))
         goal = AimGoal((0.2, 0.1, 1.5))
+    elif what == "disjunction":
+        goal = Disjunction([PositionGoal((0.2, 0.1, 1.5)), PositionGoal((0.1, 0.3, 1.4))])
+    elif what == "locked":  # one axis of the ball rigid: the shoulder is no ball
+        fig.set_rigidity("upper.y", 1.0)
+    elif what == "grouped":  # the ball's X and Z driven by one parameter
+        fig.add_group("swing", ["upper.x", "upper.z"], [[1.0], [0.5]])
+        n = 3
     else:
         goal = PositionGoal((0.0, 0.3, 0.0), carrier="torso")
     solver = Solver(fig, [Constraint(effector, goal)], analytic_start=True, restarts=0)

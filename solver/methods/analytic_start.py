@@ -3,12 +3,10 @@
 For every enabled constraint whose chain is a two-bone limb
 (:func:`~solver.methods.limb.find_limb`), in order, the analytic candidates of
 :func:`~solver.methods.limb.limb_candidates` are projected onto the limits and
-evaluated. Among those that meet every goal the one nearest the current start is
-chosen (continuity: the elbow stays on its side); if none does and the limb's root is
-a ball, six more planes through the root and the target are tried (every 45 degrees
-about that line: the limits may allow only some); failing that, the candidate with
-the lowest objective ``G`` is chosen; it replaces the start only if its ``G`` is lower, so the start
-handed to the solve method is never worse than the given one.
+evaluated (:func:`_choose`: the nearest if it meets every goal, else the best
+compromise of ``G`` and the distance from the start, the start itself included). A
+candidate replaces the start only if its ``G`` is lower, so the start handed to the
+solve method is never worse than the given one.
 """
 
 from __future__ import annotations
@@ -19,6 +17,7 @@ import numpy as np
 
 from ..linear import project
 from ..problem import Problem
+from ..restarts import CONTINUITY
 from ..scale import ScaledEvaluation, ScaledProblem
 from .limb import Limb, find_limb, limb_candidates
 
@@ -48,22 +47,46 @@ class AnalyticStart:
             return z0
         z, here = z0, scaled.evaluate(z0)
         for limb in limbs:
-            choice = _choose(scaled, limb, z)
-            if choice is not None and choice[1].f < here.f:
-                z, here = choice
+            z, here = _choose(scaled, limb, z, here)
         return z
 
 
 def _choose(
-    scaled: ScaledProblem, limb: Limb, z: np.ndarray
-) -> tuple[np.ndarray, ScaledEvaluation] | None:
-    """The best projected candidate of ``limb`` from ``z`` and its evaluation, or None."""
-    options: list[tuple[np.ndarray, ScaledEvaluation]] = []
-    for swivels in ((0.0,), () if len(limb.upper.joints) == 1 else MORE_SWIVELS):
+    scaled: ScaledProblem, limb: Limb, z: np.ndarray, here: ScaledEvaluation
+) -> tuple[np.ndarray, ScaledEvaluation]:
+    """Where to start instead of ``z`` (evaluated as ``here``), projected, and its evaluation.
+
+    The first candidate of :func:`limb_candidates` (the middle-joint solution nearer
+    ``z``, on the start's side) is taken at once if it meets every goal and lowers
+    ``G``. Otherwise every candidate is evaluated (six more planes where the limits
+    moved one and none meets every goal), and among them and ``z`` itself the lowest
+    ``G + CONTINUITY |z_c - z|^2`` wins (scaled units; the restarts' rule,
+    :data:`~solver.restarts.CONTINUITY`): a start near the goal already, as when
+    tracking, or a candidate near it that the limits pulled short, is not traded for
+    a far pose on the other side that reaches the goal (the optimiser goes on from
+    the near one).
+    """
+    tried: list[tuple[np.ndarray, ScaledEvaluation]] = []
+    clipped = False
+    for swivels in ((0.0,), MORE_SWIVELS):
+        if swivels is MORE_SWIVELS and (
+            not clipped or len(limb.upper.joints) == 1 or any(e.reached for _, e in tried)
+        ):
+            break
+        seen: list[np.ndarray] = []
         for y in limb_candidates(scaled.problem, limb, scaled.to_y(z), swivels):
-            candidate = project(scaled.system, scaled.from_y(y), "the joint limits")
-            options.append((candidate, scaled.evaluate(candidate)))
-        reaching = [o for o in options if o[1].reached]
-        if reaching:
-            return min(reaching, key=lambda o: float(np.sum((o[0] - z) ** 2)))
-    return min(options, key=lambda o: o[1].f) if options else None
+            candidate = scaled.from_y(y)
+            if any(np.array_equal(candidate, other) for other in seen):
+                continue  # a straight or folded limb gives the same pose twice
+            seen.append(candidate)
+            inside = project(scaled.system, candidate, "the joint limits")
+            clipped = clipped or not np.array_equal(inside, candidate)
+            evaluation = scaled.evaluate(inside)
+            if not tried and evaluation.reached and evaluation.f < here.f:
+                return inside, evaluation
+            tried.append((inside, evaluation))
+
+    def score(option: tuple[np.ndarray, ScaledEvaluation]) -> float:
+        return option[1].f + CONTINUITY * float(np.sum((option[0] - z) ** 2))
+
+    return min([(z, here), *tried], key=score)

@@ -143,17 +143,21 @@ def bounded_step(
         equality: (k,) True for equality rows.
         rcond: rank cut-off of eq. 16 (see :func:`damped_step`).
     """
+    if not len(rows):
+        return damped_step(jacobian, error, damping, rcond)
     n = jacobian.shape[1]
     held = [int(i) for i in np.flatnonzero(equality)]
     step = np.zeros(n)
     gradient = jacobian.T @ error  # c: the model is |e|^2 - 2 c.dz + dz.H dz
+    # Each pass holds or releases one row; the cap only guards against cycling on
+    # degenerate rows (the step reached so far is feasible and lowers the model).
     for _ in range(4 * len(rows) + 4):
         basis = null_basis(rows[held], n)
         move = basis @ damped_step(jacobian @ basis, error, damping, rcond) - step
         rate = rows @ move
         free = np.ones(len(rows), dtype=bool)
         free[held] = False
-        blocking = np.flatnonzero(free & (rate > 1e-12 * (1e-300 + np.linalg.norm(move))))
+        blocking = np.flatnonzero(free & (rate > 1e-12 * np.linalg.norm(move)))
         ratios = np.maximum(-(rows[blocking] @ step), 0.0) / rate[blocking]
         if len(blocking) and ratios.min() < 1.0:
             k = int(np.argmin(ratios))
@@ -246,10 +250,10 @@ class DampedLeastSquares:
             return self.damping
         return float(np.linalg.norm(error)) / (2.0 * self.step_limit)
 
-    def step(self, problem: ScaledProblem, z: np.ndarray, at: ScaledEvaluation) -> np.ndarray:
-        """The step (n,) from ``z`` (evaluated as ``at``) under the rows on their bound."""
+    def step(self, problem: ScaledProblem, at: ScaledEvaluation, rows: np.ndarray) -> np.ndarray:
+        """The step (n,) from the point evaluated as ``at``, ``rows`` of
+        ``problem.system`` being on their bound there (:func:`~.jacobian_step.on_bound`)."""
         jacobian, error = task(problem, at)
-        rows = on_bound(problem.system, z)
         system = problem.system
         step = bounded_step(
             jacobian, error, self.damping_at(error), system.A[rows], system.equality[rows]
@@ -284,7 +288,8 @@ class DampedLeastSquares:
             if out_of_time():
                 status = Status.TIME_LIMIT
                 break
-            feasible = _cone_projection(system, on_bound(system, z), -at.g)
+            rows = on_bound(system, z)
+            feasible = _cone_projection(system, rows, -at.g)
             if float(feasible @ feasible) <= KT_TOLERANCE * (1.0 + at.f):
                 status = Status.KUHN_TUCKER
                 break
@@ -292,7 +297,7 @@ class DampedLeastSquares:
                 status = Status.MAX_ITERATIONS
                 break
             stop, trial, evaluation, used = _decrease(
-                problem, z, at, self.step(problem, z, at), out_of_time
+                problem, z, at, self.step(problem, at, rows), out_of_time
             )
             nfev += used
             if stop is not None:

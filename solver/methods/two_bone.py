@@ -127,10 +127,18 @@ def two_bone(
     a = positive_number(upper, "two_bone upper")
     b = positive_number(lower, "two_bone lower")
     p = finite_vector(pole, "two_bone pole")
-    offset = t - s
+    return limb_poses(s, t, a, b, p)
+
+
+def limb_poses(
+    root: np.ndarray, target: np.ndarray, upper: float, lower: float, pole: np.ndarray
+) -> tuple[TwoBonePose, TwoBonePose]:
+    """:func:`two_bone` on arguments already checked: (3,) finite arrays, positive lengths."""
+    s, a, b = root, upper, lower
+    offset = target - s
     distance = float(np.linalg.norm(offset))
-    along = _unit_or(offset, perpendicular(_unit_or(p, np.array([0.0, 0.0, 1.0]))))
-    side = _unit_or(p - along * float(along @ p), perpendicular(along))
+    along = _unit_or(offset, perpendicular(_unit_or(pole, np.array([0.0, 0.0, 1.0]))))
+    side = _unit_or(pole - along * float(along @ pole), perpendicular(along))
     c = min(a + b, max(abs(a - b), distance))
     root_angle = _angle_facing(b, a, c)
     bend = math.pi - _angle_facing(c, a, b)
