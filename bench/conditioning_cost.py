@@ -6,6 +6,12 @@ mid-range pose) and the human figure's four-limb task (``limbs-22``), and times,
 result, :func:`solver.conditioning.measure_conditioning` (what ``IKResult.conditioning``
 computes on first access). It prints the median solve time, the median read-out time and
 their ratio, and the read-out's median ``kappa`` (a check that it measured something).
+
+With ``--blender`` it also solves the Blender demo rig (``make demo``'s metarig, 5 constraints)
+at frames across its 120, each from the pose baked two frames earlier as
+:mod:`bench.blender_bake` does, through ``bpy.ops.reach.solve``, and times the read-out of each
+solve's written pose (what the Last Solve box computes when it first draws it) against the
+solver's time and the whole operator's.
 """
 
 from __future__ import annotations
@@ -71,6 +77,50 @@ def measure(samples: Iterator[Sample], repeats: int = 5) -> dict[str, float]:
     }
 
 
+def blender_demo() -> str:
+    """The read-out on the Blender demo rig against its Solve operator (one line)."""
+    import importlib
+
+    from bench.blender_bake import EXTENSION, bench_solve_at_frame
+    from examples.blender_demo import _isolate_blender_home, build_scene, install_extension
+
+    _isolate_blender_home()
+    import bpy
+
+    install_extension()
+    rig = build_scene()
+    bpy.context.view_layer.objects.active = rig
+    assert bpy.ops.reach.bake() == {"FINISHED"}  # the poses each solve starts from
+    results = importlib.import_module(f"{EXTENSION}.bridge.results")
+    solver_times, readouts, kappas, dof = [], [], [], 0
+
+    def solve() -> None:
+        nonlocal dof
+        assert bpy.ops.reach.solve() == {"FINISHED"}
+        report = results.last(rig)
+        result = report.conditioning.result
+        dof = len(result.x)
+        solver_times.append(report.seconds)
+        best = float("inf")
+        for _ in range(5):
+            clock = time.perf_counter()
+            conditioning = measure_conditioning(result.pose_jacobians)
+            best = min(best, time.perf_counter() - clock)
+        readouts.append(best)
+        kappas.append(conditioning.condition)
+
+    wall, _cpu = bench_solve_at_frame(rig, solve)
+    operator = statistics.median(wall) * 1e-3 - statistics.median(readouts)  # less the timing
+    readout = statistics.median(readouts)
+    return (
+        f"Blender demo rig ({dof} DOF): solver {statistics.median(solver_times) * 1e3:.2f} ms "
+        f"median, Solve operator about {operator * 1e3:.1f} ms, conditioning read-out "
+        f"{readout * 1e3:.3f} ms median ({readout / statistics.median(solver_times) * 100:.1f} % "
+        f"of the solver, {readout / operator * 100:.1f} % of the operator), median kappa "
+        f"{statistics.median(kappas):.3g}"
+    )
+
+
 CASES: dict[str, Callable[[int], Iterator[Sample]]] = {
     "arm-7 pose": arm_samples,
     "limbs-22": limb_samples,
@@ -80,6 +130,7 @@ CASES: dict[str, Callable[[int], Iterator[Sample]]] = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=100, help="samples per case")
+    parser.add_argument("--blender", action="store_true", help="also the Blender demo rig")
     args = parser.parse_args()
     for name, samples in CASES.items():
         figures = measure(samples(args.count))
@@ -88,6 +139,8 @@ def main() -> None:
             f"conditioning read-out {figures['readout'] * 1e3:.3f} ms median "
             f"({figures['ratio'] * 100:.1f} % of a solve), median kappa {figures['kappa']:.3g}"
         )
+    if args.blender:
+        print(blender_demo())
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ from .rig_joints import (
     rotation_values,
     set_rotation_values,
 )
+from .rig_rest import RestInput, rest_input
 from .rig_scale import bone_scales
 from .rig_stretch import MIN_STRETCH, StretchPlan, parent_stretch
 from .settings import armature_data
@@ -125,6 +126,7 @@ class Rig:
     # Bone -> (parent bone or None, Connected): edit-mode data, fixed while the rig is used
     # (a kept session is rebuilt when either changes), so push_rest need not read the bones.
     links: dict[str, tuple[str | None, bool]] = field(default_factory=dict)
+    rest_inputs: list[RestInput] = field(default_factory=list)  # made by the first push_rest
     # Figure bones no solved bone moves (see .rig_evaluated): read where Blender evaluates
     # them when a bone constraint acts on them.
     still: list[str] = field(default_factory=list)
@@ -167,23 +169,16 @@ class Rig:
     def push_rest(self) -> None:
         """Write the current state into the figure's rest transforms (no rebuild)."""
         t_obj, r_obj = object_frame(self.obj, self.scale)
-        s = self.scale
-        for name in self.bones:
-            parent, connected = self.links[name]
-            off = self.offsets[name]
-            info = self.solved.get(name)
-            if connected or (info is not None and info.location_joints):
-                translation = s * off[:3, 3]
-            else:
-                translation = s * (off[:3, 3] + off[:3, :3] @ self.location[name])
-            rotation = off[:3, :3]
-            if parent is None:
+        if not self.rest_inputs:
+            self.rest_inputs = [rest_input(self, name) for name in self.bones]
+        for name, info, fixed, linear, root, hinge in self.rest_inputs:
+            translation = fixed if linear is None else fixed + linear @ self.location[name]
+            rotation = self.offsets[name][:3, :3]
+            if root:
                 translation = t_obj + r_obj @ translation
                 rotation = r_obj @ rotation
-            else:  # Blender places the head with the parent's full (scaled) pose matrix
-                translation = self.scales.get(parent, 1.0) * translation
-                if name in self.hinge_rest:  # rotation relative to the world, not the parent
-                    rotation = r_obj @ self.hinge_rest[name]
+            elif hinge is not None:  # rotation relative to the world, not the parent
+                rotation = r_obj @ hinge
             if info is not None and info.param != "LOCAL":
                 self._set_rest(name, translation, rotation)
                 continue
@@ -192,7 +187,7 @@ class Rig:
                 if (
                     name not in self.base
                     or values is None
-                    or np.abs(values).max(initial=0.0) > REBASE_ANGLE
+                    or max(map(abs, values.tolist()), default=0.0) > REBASE_ANGLE
                 ):
                     self.base[name] = self.rotation[name]
                     self.local_values[name] = np.zeros(len(info.rotation_joints))

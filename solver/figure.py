@@ -62,6 +62,7 @@ class Figure:
         self._joint_index: dict[str, int] = {}
         self._version = 0
         self._rest_version = 0
+        self._offset_version = 0
 
     # ----------------------------------------------------------------- building
     def add_segment(
@@ -131,6 +132,8 @@ class Figure:
             new_t = finite_vector(translation, f"segment {name!r} translation")
         new_r = rest_rotation(rotation, quaternion, rpy, f"segment {name!r}")
         if new_t is not None:  # both validated before either changes
+            if not np.array_equal(new_t, segment.translation):
+                self._offset_version += 1
             segment.translation = new_t
         if new_r is not None:
             segment.rotation = new_r
@@ -409,6 +412,12 @@ class Figure:
     def rest_version(self) -> int:
         """Counter bumped by :meth:`set_rest`: sizes changed, structure kept."""
         return self._rest_version
+
+    @property
+    def offset_version(self) -> int:
+        """Counter bumped by a :meth:`set_rest` that changes a rest translation (a new
+        rotation alone leaves every segment offset's length, so the figure's reach, as it was)."""
+        return self._offset_version
 
     @cached_property
     def coordinate_names(self) -> tuple[str, ...]:

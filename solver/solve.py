@@ -161,7 +161,7 @@ class Solver:
         self.last: np.ndarray | None = None
         self._problem: Problem | None = None
         self._key: tuple = ()
-        self._sized = -1  # the figure's rest_version that ``length`` was measured at
+        self._sized = -1  # the figure's offset_version that ``length`` was measured at
         self._rows: tuple[int, LinearSystem] | None = None
         self.length = 1.0
         self._scaled: ScaledProblem | None = None
@@ -185,12 +185,12 @@ class Solver:
             self._sized = -1
         else:
             self._problem.rebase(coords)
-        if self._sized != self.figure.rest_version:  # built, or rest offsets changed since
+        if self._sized != self.figure.offset_version:  # built, or rest offsets changed since
             self.length = characteristic_length(self.figure, self.constraints)
             self._problem.tolerance = (
                 RELATIVE_TOLERANCE * self.length if self.tolerance is None else self.tolerance
             )
-            self._sized = self.figure.rest_version
+            self._sized = self.figure.offset_version
         for c in self.constraints:
             for goal in c.goal.members():
                 goal.length = self.length

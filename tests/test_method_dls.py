@@ -263,9 +263,18 @@ def test_objective_never_rises_and_every_iterate_is_within_the_limits(method: st
 
 @st.composite
 def limited_problems(draw: st.DrawFn):
-    """A chain with finite limits and one or two goals, some out of reach."""
+    """A chain with finite limits, perhaps an equality or a slanted row between two joints,
+    and one or two goals, some out of reach."""
     case = draw(figure_cases(chain=True, limits=True, max_segments=4))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    joints = list(case.figure.joint_names)
+    extra = draw(st.sampled_from(["none", "equality", "row"]))
+    if len(joints) >= 2 and extra != "none":
+        pair = dict(zip(rng.choice(joints, 2, replace=False), (1.0, -0.7), strict=True))
+        if extra == "equality":
+            case.figure.add_equality(pair, 0.0)
+        else:
+            case.figure.add_linear_constraint(pair, upper=0.2)
     last = list(case.parents)[-1]
     constraints = []
     for i in range(draw(st.integers(1, 2))):
@@ -282,7 +291,7 @@ def limited_problems(draw: st.DrawFn):
 @settings(max_examples=40, deadline=None)
 @given(data=limited_problems())
 def test_random_limited_chains_stay_feasible_descend_and_stop_truthfully(method, data) -> None:
-    """Every iterate feasible, ``G`` never rises; a Kuhn-Tucker stop is one."""
+    """Every iterate within every limit and row, ``G`` never rises; a Kuhn-Tucker stop is one."""
     fig, constraints = data
     record = Recorder()
     solver = Solver(fig, constraints, method=method, restarts=0, time_limit=None)
@@ -450,3 +459,34 @@ def test_fixed_damping_is_used() -> None:
     assert method.damping_at(np.array([3.0, 4.0])) == 0.25  # type: ignore[attr-defined]
     pinv = make_method("pinv", MethodOptions(dls_damping=0.25))
     assert pinv.damping_at(np.array([3.0, 4.0])) == 0.0  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_iteration_limit_stops_the_run(method: str) -> None:
+    result = solve(
+        arm7.arm(),
+        [arm7.pose_constraint(arm7.targets(arm7.arm(), 1, seed=5)[0])],
+        initial=arm7.mid_range(arm7.arm()),
+        method=method,
+        max_iterations=2,
+        restarts=0,
+        time_limit=None,
+    )
+    assert result.status == Status.MAX_ITERATIONS
+    assert result.nit == 2 and not result.converged
+
+
+def test_a_fixed_damping_reaches_the_target() -> None:
+    record = Recorder()
+    result = solve(
+        planar_arm(),
+        [tip((1.2, 0.9, 0.0))],
+        initial=[0.2, 0.5],
+        method="dls",
+        dls_damping=0.05,
+        restarts=0,
+        time_limit=None,
+        callback=record,
+    )
+    assert result.success and result.status == Status.GOAL_REACHED
+    assert all(b < a for a, b in itertools.pairwise(record.fs))

@@ -205,6 +205,25 @@ def test_rest_change_between_solves_rescales_the_defaults() -> None:
     assert result.success
 
 
+def test_offsets_are_remeasured_only_when_a_rest_translation_changes() -> None:
+    """A new rest rotation (a bridge re-reads the pose into it before every solve) keeps the
+    figure's reach; a new rest translation bumps ``offset_version``, which the solver's length
+    follows."""
+    fig = Figure()
+    fig.add_segment("a")
+    fig.add_revolute("a", "z", -3, 3)
+    fig.add_segment("tip", parent="a", translation=(2.0, 0.0, 0.0))
+    version = fig.offset_version
+    fig.set_rest("tip", rotation=np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]))
+    fig.set_rest("tip", translation=(2.0, 0.0, 0.0))  # the same offset
+    assert fig.offset_version == version
+    fig.set_rest("tip", translation=(3.0, 0.0, 0.0))
+    assert fig.offset_version == version + 1
+    solver = Solver(fig, [Constraint(EndEffector("tip"), PositionGoal((0, 2, 0)))], restarts=0)
+    solver.solve(initial=[0.1])
+    assert solver.length == 3.0
+
+
 def test_rest_change_is_seen_at_an_unchanged_pose() -> None:
     """The problem's last forward pass is reused only while the rest offsets are unchanged."""
     fig = Figure()

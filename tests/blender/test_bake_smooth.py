@@ -12,7 +12,14 @@ import pytest
 
 from tests.blender.conftest import run_op
 from tests.blender.panel_draw import draw_panels
-from tests.blender.reach_scenes import activate, add_constraint, add_empty, fcurves, last_report
+from tests.blender.reach_scenes import (
+    activate,
+    add_constraint,
+    add_empty,
+    fcurves,
+    last_report,
+    make_chain,
+)
 
 #: Upper arm and forearm, scene units; the elbow flexes one way, at most 3.12 rad.
 LENGTH = 0.3
@@ -120,3 +127,36 @@ def test_the_panel_settings_make_the_bake_smooth(
     assert last_report(obj).smooth.change == pytest.approx(BOUND)
     drawn = draw_panels(extension)
     assert ("label", "Smooth: 6 frame(s) held by the bound (30 degrees per frame)") in drawn
+
+
+def test_free_bones_turn_at_most_three_times_the_bound(clean_scene: bpy.types.Scene) -> None:
+    """Quaternion bones without limits are solved about their own three axes: each baked
+    frame turns a bone by at most three times the bound (each axis by at most the bound),
+    and the fast target is reported missed on the frames the bound held."""
+    obj = make_chain(n=3, length=0.5)
+    target = add_empty("T", (0.6, 0.0, 1.0))
+    for frame in range(1, 9):
+        angle = 0.8 * (frame - 1)
+        target.location = (0.8 * math.cos(angle), 0.8 * math.sin(angle), 0.9)
+        target.keyframe_insert("location", frame=frame)
+    add_constraint(obj, "b2", target, "POSITION")
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 8
+    scene.frame_set(1)
+    activate(obj)
+    run_op(bpy.ops.reach.bake, smooth=True, max_change=5.0)
+    turns = []
+    for name in ("b0", "b1", "b2"):
+        curves = [
+            f for f in fcurves(obj) if f.data_path == f'pose.bones["{name}"].rotation_quaternion'
+        ]
+        q = np.array([[f.evaluate(frame) for f in sorted(curves, key=lambda c: c.array_index)]
+                      for frame in range(1, 9)])  # fmt: skip
+        q /= np.linalg.norm(q, axis=1)[:, None]
+        dots = np.abs(np.sum(q[1:] * q[:-1], axis=1))
+        turns.append(2.0 * np.arccos(np.clip(dots, -1.0, 1.0)))
+    largest = float(np.max(turns))
+    assert math.radians(5.0) < largest <= 3.0 * math.radians(5.0) + 1e-5
+    report = last_report(obj)
+    assert report.smooth is not None and len(report.smooth.held) >= 1
+    assert not report.satisfied
