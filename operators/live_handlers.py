@@ -12,12 +12,11 @@ running render job) or an object bake job; a Reach bake holds its armature itsel
 is. A solve that stopped at its budget is continued by a timer until it finishes.
 
 An update in which Blender rebuilt its dependency graph (an object or a bone constraint was
-added, a parent changed ...) lists the scene and every object among its updates (Blender tags
-every data-block after a rebuild; a transform or a property edit does not). Its solve waits
-for that timer,
-after the update: writing the pose and evaluating it again inside such an update's handler
-makes Blender 4.2 and 5.0 crash at a later update (``tests/blender/test_live_rig_edits.py``
-reproduces it in a separate Blender).
+added, a parent changed ...; recognised by :func:`_rebuilt`) is not solved inside its handler:
+the live solve waits for the resume timer, a frame-change solve for a one-shot timer, both
+run right after the update. Writing the pose and evaluating it again inside such an update's
+handler makes Blender 4.2 and 5.0 crash at a later update (reproduced without Reach; the
+tests in ``tests/blender/test_live_rig_edits.py`` run both sequences in a separate Blender).
 """
 
 from __future__ import annotations
@@ -62,11 +61,26 @@ def live_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) -> None:
 
 @persistent
 def frame_change(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> None:
-    """Solve the armatures evaluated on frame change at the new frame."""
+    """Solve the armatures evaluated on frame change at the new frame (after the update, from
+    a timer, when Blender rebuilt its graph in it: see the module docstring)."""
     if live.solving() or _rendering():
         return
     view_layer = depsgraph.view_layer if depsgraph is not None else bpy.context.view_layer
+    if depsgraph is not None:
+        updates = list(depsgraph.updates)
+        updated = {update.id.original.session_uid for update in updates}
+        if _rebuilt(updates, updated, view_layer):
+            if not bpy.app.timers.is_registered(frame_change_later):
+                bpy.app.timers.register(frame_change_later, first_interval=0.0)
+            return
     live.on_frame_change(_objects(view_layer), scene, view_layer)
+
+
+def frame_change_later() -> None:
+    """Timer, once: the frame-change solve of an update in which Blender rebuilt its graph."""
+    scene = bpy.context.scene
+    if scene is not None:
+        frame_change(scene)
 
 
 def resume() -> float | None:
@@ -84,11 +98,21 @@ def resume() -> float | None:
 def _rebuilt(
     updates: list[bpy.types.DepsgraphUpdate], updated: set[int], view_layer: bpy.types.ViewLayer
 ) -> bool:
-    """Whether Blender rebuilt its dependency graph in this update: after a rebuild it tags
-    every data-block, so the scene and every object of the view layer are listed (an edit of
-    the scene alone, such as a tool setting, lists the scene only)."""
-    return any(isinstance(update.id, bpy.types.Scene) for update in updates) and all(
-        obj.session_uid in updated for obj in view_layer.objects
+    """Whether Blender rebuilt its dependency graph in this update. After a rebuild it tags
+    every data-block: the scene and every object of the view layer are listed, those nothing
+    else touched with the shading flag alone. An edit of the scene (a tool setting, the
+    frame), a transform or a property edit lists only what it touched. (A rebuild in which
+    every object was also moved or edited is not recognised.)"""
+    objects = view_layer.objects
+    return (
+        any(isinstance(update.id, bpy.types.Scene) for update in updates)
+        and all(obj.session_uid in updated for obj in objects)
+        and any(
+            isinstance(update.id, bpy.types.Object)
+            and update.is_updated_shading
+            and not (update.is_updated_transform or update.is_updated_geometry)
+            for update in updates
+        )
     )
 
 
@@ -166,7 +190,8 @@ def unregister() -> None:
     for handlers, function in _HANDLERS:
         for installed in [h for h in handlers if same_handler(h, function)]:
             handlers.remove(installed)
-    if bpy.app.timers.is_registered(resume):
-        bpy.app.timers.unregister(resume)
+    for timer in (resume, frame_change_later):
+        if bpy.app.timers.is_registered(timer):
+            bpy.app.timers.unregister(timer)
     _RENDERING.clear()
     live.forget()

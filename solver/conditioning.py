@@ -388,6 +388,8 @@ def measure_conditioning(jacobians: PoseJacobians) -> Conditioning:
             joints = weakest_named(jacobians.coordinate_names, weakest_motion)
         constraint, direction = _weakest_effector(stacked_rows, u[:, d - 1])
     null_space.setflags(write=False)
+    if weakest_motion is not None:
+        weakest_motion.setflags(write=False)
     return Conditioning(
         constraints=tuple(entries),
         stacked=stacked,

@@ -450,3 +450,34 @@ def test_fixed_damping_is_used() -> None:
     assert method.damping_at(np.array([3.0, 4.0])) == 0.25  # type: ignore[attr-defined]
     pinv = make_method("pinv", MethodOptions(dls_damping=0.25))
     assert pinv.damping_at(np.array([3.0, 4.0])) == 0.0  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_iteration_limit_stops_the_run(method: str) -> None:
+    result = solve(
+        arm7.arm(),
+        [arm7.pose_constraint(arm7.targets(arm7.arm(), 1, seed=5)[0])],
+        initial=arm7.mid_range(arm7.arm()),
+        method=method,
+        max_iterations=2,
+        restarts=0,
+        time_limit=None,
+    )
+    assert result.status == Status.MAX_ITERATIONS
+    assert result.nit == 2 and not result.converged
+
+
+def test_a_fixed_damping_reaches_the_target() -> None:
+    record = Recorder()
+    result = solve(
+        planar_arm(),
+        [tip((1.2, 0.9, 0.0))],
+        initial=[0.2, 0.5],
+        method="dls",
+        dls_damping=0.05,
+        restarts=0,
+        time_limit=None,
+        callback=record,
+    )
+    assert result.success and result.status == Status.GOAL_REACHED
+    assert all(b < a for a, b in itertools.pairwise(record.fs))

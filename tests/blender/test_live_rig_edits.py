@@ -118,3 +118,39 @@ def test_edits_that_rebuild_blenders_graph_solve_after_the_update(
     line = run_in_blender(REBUILD_SCRIPT, extension_zip, tmp_path, "SURVIVED")
     assert line.startswith("SURVIVED ") and line.endswith(" ''"), line  # no crash, no error
     assert int(line.split()[1]) >= 6, line  # a solve (or more, at the budget) per change
+
+
+FRAME_SCRIPT = """
+import importlib
+from tests.blender.reach_scenes import add_constraint, add_empty, make_chain
+live = importlib.import_module("bl_ext.user_default.reach_ik.bridge.live")
+handlers = importlib.import_module("bl_ext.user_default.reach_ik.operators.live_handlers")
+bpy.ops.wm.read_homefile(use_empty=True)
+obj = make_chain()
+target = add_empty("T", (1.2, 0.3, 1.8))
+add_constraint(obj, "b2", target, "POSITION")
+target.keyframe_insert("location", frame=1)
+target.location.x = 0.5
+target.keyframe_insert("location", frame=10)
+obj.reach_ik.evaluate_on_frame_change = True
+scene = bpy.context.scene
+scene.frame_set(2)
+added = bpy.data.objects.new("Added", None)  # Blender rebuilds its graph at the next update,
+scene.collection.objects.link(added)
+scene.frame_set(3)  # which is this frame change
+timer = getattr(handlers, "frame_change_later", None)
+if timer is not None and bpy.app.timers.is_registered(timer):
+    bpy.app.timers.unregister(timer)
+    timer()  # what the timer does after the update (no timers run in background Blender)
+obj.update_tag()  # the next updates: Blender crashed here
+bpy.context.view_layer.update()
+scene.frame_set(4)
+print("SURVIVED", live.state_of(obj).solves, repr(live.live_error(obj)))
+"""
+
+
+def test_frame_change_in_an_update_that_rebuilt_the_graph_solves_after_it(
+    extension_zip: Path, tmp_path: Path
+) -> None:
+    line = run_in_blender(FRAME_SCRIPT, extension_zip, tmp_path, "SURVIVED")
+    assert line == "SURVIVED 3 ''", line  # frames 2, 3 (from the timer) and 4; no crash
