@@ -263,9 +263,18 @@ def test_objective_never_rises_and_every_iterate_is_within_the_limits(method: st
 
 @st.composite
 def limited_problems(draw: st.DrawFn):
-    """A chain with finite limits and one or two goals, some out of reach."""
+    """A chain with finite limits, perhaps an equality or a slanted row between two joints,
+    and one or two goals, some out of reach."""
     case = draw(figure_cases(chain=True, limits=True, max_segments=4))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    joints = list(case.figure.joint_names)
+    extra = draw(st.sampled_from(["none", "equality", "row"]))
+    if len(joints) >= 2 and extra != "none":
+        pair = dict(zip(rng.choice(joints, 2, replace=False), (1.0, -0.7), strict=True))
+        if extra == "equality":
+            case.figure.add_equality(pair, 0.0)
+        else:
+            case.figure.add_linear_constraint(pair, upper=0.2)
     last = list(case.parents)[-1]
     constraints = []
     for i in range(draw(st.integers(1, 2))):
@@ -282,7 +291,7 @@ def limited_problems(draw: st.DrawFn):
 @settings(max_examples=40, deadline=None)
 @given(data=limited_problems())
 def test_random_limited_chains_stay_feasible_descend_and_stop_truthfully(method, data) -> None:
-    """Every iterate feasible, ``G`` never rises; a Kuhn-Tucker stop is one."""
+    """Every iterate within every limit and row, ``G`` never rises; a Kuhn-Tucker stop is one."""
     fig, constraints = data
     record = Recorder()
     solver = Solver(fig, constraints, method=method, restarts=0, time_limit=None)

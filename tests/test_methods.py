@@ -53,6 +53,7 @@ class Expectation:
 
     Attributes:
         reached: fraction of each scene's random reachable targets it must meet.
+        pose_reached: the same on the 7-DOF arm's full-pose targets, when it differs.
         restarts: restarts each reachable-target solve gets.
         progress: when set, every reachable-target solve must end with its objective at
             most this fraction of the start's (the measure of a method that seldom meets
@@ -65,6 +66,7 @@ class Expectation:
     """
 
     reached: float = 1.0
+    pose_reached: float | None = None
     restarts: int = RESTARTS
     progress: float | None = None
     unreachable_restarts: int = 0
@@ -83,6 +85,29 @@ EXPECTATIONS: dict[str, Expectation] = {
         "almost every iteration and leaves a tiny share for turning the chain, which on the "
         "3-link chain still leaves it up to 4.5 degrees off the target's direction and "
         "0.025 units beyond the closest distance after 200 iterations",
+    ),
+    "jt": Expectation(
+        reached=0.125,
+        pose_reached=0.0,
+        restarts=0,
+        progress=1e-3,
+        reason="the Jacobian transpose converges linearly, at a rate set by the Jacobian's "
+        "conditioning (seed 004's slow bending of a nearly straight arm): in one run of 200 "
+        "iterations it meets 6 of the 8 planar targets, 1 of the 8 tree targets and none of "
+        "the 8 full-pose arm targets at 1e-6 / 0.01 deg, each time lowering G below 6e-4 of "
+        "its start (restarts do not cure a rate: with 10 of them, 7, 2 and 0 of 8)",
+    ),
+    "ccd": Expectation(
+        reached=0.5,
+        pose_reached=0.0,
+        restarts=0,
+        progress=0.15,
+        reason="cyclic coordinate descent converges linearly too (near-straight chains, "
+        "full-pose goals coupling position and orientation), and its greedy distal-first "
+        "sweeps can fold a chain onto its limits: in one run of 200 sweeps it meets 5 of the "
+        "8 planar targets (one ends folded against two limits at a Kuhn-Tucker point with "
+        "0.14 of the start's G), 4 of the 8 tree targets and none of the 8 full-pose arm "
+        "targets (each below 3.3e-3 of its start's G)",
     ),
 }
 
@@ -254,7 +279,8 @@ def test_seven_dof_arm_reaches_full_pose_targets(method: str) -> None:
         assert result.success == (distance <= TOLERANCE and angle <= ANGLE_TOLERANCE)
         assert max_violation(fig, result.x) <= LIMIT_SLACK
         reached.append(result.success)
-    assert reached_fraction(reached) >= expected(method).reached, reached
+    least = expect.reached if expect.pose_reached is None else expect.pose_reached
+    assert reached_fraction(reached) >= least, reached
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -9,6 +9,8 @@ the result object are shared by all of them:
   of the Appendix (:mod:`solver.optimizer`), with the two Hessian strategies.
 - ``"dls"`` and ``"pinv"``: damped least squares (eq. 16, seed 001) and the
   pseudoinverse, with an active-set treatment of the limits (:mod:`.dls`).
+- ``"jt"``: the Jacobian transpose, projected onto the limits (:mod:`.transpose`).
+- ``"ccd"``: cyclic coordinate descent, distal to proximal (:mod:`.ccd`).
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import numpy as np
 
 from ..optimizer import Outcome, make_strategy, minimize
 from ..scale import ScaledEvaluation, ScaledProblem
+from .ccd import CyclicCoordinateDescent
 from .dls import damped_least_squares, pseudoinverse
 from .options import MethodOptions
+from .transpose import JacobianTranspose
 
 #: Called as ``callback(z, G)`` at the start and after every iteration.
 Callback = Callable[[np.ndarray, float], None]
@@ -83,6 +87,8 @@ FACTORIES: dict[str, Callable[[MethodOptions], Method]] = {
     "bfgs": _projected("bfgs"),
     "dls": damped_least_squares,
     "pinv": pseudoinverse,
+    "jt": JacobianTranspose,
+    "ccd": CyclicCoordinateDescent,
 }
 
 #: Names accepted by ``method=``, the default first.
