@@ -109,7 +109,7 @@ def trigonometric_value(c: np.ndarray, x: np.ndarray | float) -> np.ndarray:
 
 
 def _stationary_angles(c: np.ndarray) -> list[float]:
-    """Angles in (-pi, pi] where the derivative of the polynomial ``c`` vanishes.
+    """Angles (radians, about (-pi, pi]) where the derivative of the polynomial ``c`` vanishes.
 
     ``-a1 sin x + b1 cos x - 2 a2 sin 2x + 2 b2 cos 2x``, times ``2 w^2`` with
     ``w = exp(i x)``, is the quartic below; its roots on the unit circle are the
