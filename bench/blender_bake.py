@@ -3,16 +3,19 @@
 Run as ``.venv/bin/python -m bench.blender_bake``. In one process:
 
 1. the demo scene (Rigify metarig, 51 DOF, 5 constraints, 120 frames of animated targets)
-   baked with ``bpy.ops.reach.bake`` (solving + bulk key writing), best and median of runs;
+   baked once with ``bpy.ops.reach.bake``, for the poses of step 2 and the tip errors;
 2. a solve at single frames of the same rig, each from the pose baked two frames earlier
    (read the scene, solve, write the pose, measure it on Blender's evaluated pose): through
    ``bpy.ops.reach.solve`` (the whole operator), through ``RigSession.solve_frame`` on the
    session :mod:`bridge.session_cache` keeps, and on a session built for every solve;
    median and p95 of wall and CPU time (this thread's) in ms;
 3. the same motion driven by Blender's built-in IK constraints (hands and feet, same chains,
-   Damped Track for the look-at) baked with ``bpy.ops.nla.bake`` (visual keying), and the
-   ratio of frame rates (wall time, and CPU time of the whole process, which the machine's
-   other load distorts less). Tip errors of both bakes are printed too.
+   Damped Track for the look-at) baked with ``bpy.ops.nla.bake`` (visual keying), in rounds
+   of one Reach bake (solving + bulk key writing) then one Blender bake, each from no action
+   and the rest pose, so both bakes of a round see the machine's load of the same moment;
+   best and median frame rates, and the ratios of frame rates (wall time, and CPU time of the
+   whole process, which the machine's other load distorts less) of the best runs and the
+   median over the rounds. Tip errors of both bakes are printed too.
 
 ``BLENDER_RESULTS.md`` gets the figures and pyinstrument profiles of the solves at frames and
 of a bake. ``make bench-blender`` runs it with one BLAS thread, as ``make bench``.
@@ -36,7 +39,7 @@ from examples.blender_demo import (
     last_report,
 )
 
-RUNS = 3
+RUNS = 5
 EXTENSION = "bl_ext.user_default.reach_ik"
 RESULTS = Path(__file__).resolve().parent / "BLENDER_RESULTS.md"
 
@@ -65,19 +68,16 @@ def _tip_errors(rig: object) -> tuple[float, float]:
     return worst_distance, worst_angle
 
 
-def bench_reach_bake(rig: object) -> tuple[list[float], list[float]]:
-    """Frames per second of ``reach.bake`` over the demo range, one figure per run, and the
-    CPU milliseconds per frame of each run (the whole process: Blender's threads count)."""
+def _reach_bake() -> tuple[float, float]:
+    """Frames per second of one ``reach.bake`` over the demo range and its CPU milliseconds
+    per frame (the whole process: Blender's threads count)."""
     import bpy
 
-    rates, cpu = [], []
-    for _ in range(RUNS):
-        bpy.context.scene.frame_set(1)
-        start, start_cpu = time.perf_counter(), time.process_time()
-        assert bpy.ops.reach.bake(mode="REPLACE") == {"FINISHED"}
-        cpu.append(1000.0 * (time.process_time() - start_cpu) / FRAMES)
-        rates.append(FRAMES / (time.perf_counter() - start))
-    return rates, cpu
+    bpy.context.scene.frame_set(1)
+    start, start_cpu = time.perf_counter(), time.process_time()
+    assert bpy.ops.reach.bake(mode="REPLACE") == {"FINISHED"}
+    cpu = 1000.0 * (time.process_time() - start_cpu) / FRAMES
+    return FRAMES / (time.perf_counter() - start), cpu
 
 
 def _baked_poses(rig: object) -> dict[int, list[object]]:
@@ -154,10 +154,9 @@ def _row(label: str, wall: list[float], cpu: list[float]) -> str:
 
 
 def setup_builtin_ik(rig: object) -> None:
-    """Blender's own constraints for the same motion; Reach constraints disabled."""
+    """Blender's own constraints for the same motion (muted until :func:`drive_with`)."""
     chain_count = {"Hand L": 4, "Hand R": 4, "Foot L": 3, "Foot R": 3}
     for item in rig.reach_ik.constraints:
-        item.enabled = False
         pb = rig.pose.bones[item.bone]
         if item.goal_type == "AIM":
             con = pb.constraints.new("DAMPED_TRACK")
@@ -167,28 +166,50 @@ def setup_builtin_ik(rig: object) -> None:
             con = pb.constraints.new("IK")
             con.target = item.target
             con.chain_count = chain_count[item.name]
+        con.mute = True
 
 
-def bench_blender_bake(rig: object) -> tuple[list[float], list[float]]:
-    """Frames per second of ``nla.bake`` (visual keying) of the built-in IK motion, and CPU
-    milliseconds per frame, per run (as :func:`bench_reach_bake`)."""
+def drive_with(rig: object, reach: bool) -> None:
+    """Reach constraints on and Blender's muted (``reach``), or the other way round; no
+    action and the rest pose either way, so every bake starts from the same state."""
+    for item in rig.reach_ik.constraints:
+        item.enabled = reach
+    for pb in rig.pose.bones:
+        for con in pb.constraints:
+            con.mute = reach
+        pb.matrix_basis.identity()
+    rig.animation_data.action = None
+
+
+def _blender_bake(rig: object) -> tuple[float, float]:
+    """Frames per second of one ``nla.bake`` (visual keying) of the built-in IK motion, and
+    its CPU milliseconds per frame (as :func:`_reach_bake`)."""
     import bpy
 
     bpy.context.view_layer.objects.active = rig
     bpy.ops.object.mode_set(mode="POSE")
-    rates, cpu = [], []
-    for _ in range(RUNS):
-        rig.animation_data.action = None
-        start, start_cpu = time.perf_counter(), time.process_time()
-        result = bpy.ops.nla.bake(
-            frame_start=1, frame_end=FRAMES, only_selected=False, visual_keying=True,
-            clear_constraints=False, use_current_action=True, bake_types={"POSE"},
-        )  # fmt: skip
-        cpu.append(1000.0 * (time.process_time() - start_cpu) / FRAMES)
-        rates.append(FRAMES / (time.perf_counter() - start))
-        assert result == {"FINISHED"}, result
+    start, start_cpu = time.perf_counter(), time.process_time()
+    result = bpy.ops.nla.bake(
+        frame_start=1, frame_end=FRAMES, only_selected=False, visual_keying=True,
+        clear_constraints=False, use_current_action=True, bake_types={"POSE"},
+    )  # fmt: skip
+    cpu = 1000.0 * (time.process_time() - start_cpu) / FRAMES
+    rate = FRAMES / (time.perf_counter() - start)
+    assert result == {"FINISHED"}, result
     bpy.ops.object.mode_set(mode="OBJECT")
-    return rates, cpu
+    return rate, cpu
+
+
+def bench_bakes(rig: object) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """:data:`RUNS` rounds of one Reach bake then one Blender bake: (frames/s, CPU ms per
+    frame) of each bake, Reach's and Blender's."""
+    reach, blender = [], []
+    for _ in range(RUNS):
+        drive_with(rig, reach=True)
+        reach.append(_reach_bake())
+        drive_with(rig, reach=False)
+        blender.append(_blender_bake(rig))
+    return reach, blender
 
 
 def _profiles(rig: object, kept: Callable[[], object]) -> str:
@@ -215,7 +236,7 @@ def main() -> None:
     install_extension()
     rig = build_scene()
     bpy.context.view_layer.objects.active = rig
-    reach_rates, reach_cpu = bench_reach_bake(rig)
+    _reach_bake()  # the baked poses the solves start from
     dof = last_report(rig).n_dof
     reach_errors = _tip_errors(rig)
     solvers = _solvers(rig)
@@ -223,14 +244,16 @@ def main() -> None:
                   for label, solve in solvers.items()]  # fmt: skip
     profiles = _profiles(rig, solvers["solve_frame (kept session)"])
     setup_builtin_ik(rig)
-    for pb in rig.pose.bones:  # the built-in constraints drive the pose now
-        pb.matrix_basis.identity()
-    blender_rates, blender_cpu = bench_blender_bake(rig)
-    for pb in rig.pose.bones:  # measure the baked keys alone
+    reach, blender = bench_bakes(rig)
+    for pb in rig.pose.bones:  # measure the last Blender bake's keys alone
         for con in pb.constraints:
             con.mute = True
     blender_errors = _tip_errors(rig)
+    reach_rates, reach_cpu = (list(v) for v in zip(*reach, strict=True))
+    blender_rates, blender_cpu = (list(v) for v in zip(*blender, strict=True))
     reach_best, blender_best = max(reach_rates), max(blender_rates)
+    wall_ratios = [r[0] / b[0] for r, b in zip(reach, blender, strict=True)]
+    cpu_ratios = [b[1] / r[1] for r, b in zip(reach, blender, strict=True)]
     lines = [
         f"Blender {bpy.app.version_string}; demo rig: {dof} DOF, "
         f"{len(rig.reach_ik.constraints)} constraints, {FRAMES} frames",
@@ -243,6 +266,10 @@ def main() -> None:
         f"CPU {min(blender_cpu):.2f} ms/frame (best run)",
         f"ratio reach/Blender bake speed: {reach_best / blender_best:.2f} (wall, best runs); "
         f"{min(blender_cpu) / min(reach_cpu):.2f} (CPU)",
+        f"  per round (Reach then Blender, {RUNS} rounds): wall "
+        f"{', '.join(f'{r:.2f}' for r in wall_ratios)}; CPU "
+        f"{', '.join(f'{r:.2f}' for r in cpu_ratios)}; median {statistics.median(wall_ratios):.2f}"
+        f" wall, {statistics.median(cpu_ratios):.2f} CPU",
         f"worst tip error / aim angle: Reach {reach_errors[0]:.2e} units, "
         f"{reach_errors[1]:.3f} deg; Blender IK {blender_errors[0]:.2e} units, "
         f"{blender_errors[1]:.3f} deg",

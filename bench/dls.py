@@ -24,8 +24,7 @@ from pathlib import Path
 import numpy as np
 
 import solver
-from bench.chains import arm7, serial_chain, to_serial
-from bench.optimizer_strategies import MAX_ITERATIONS, header, run_case, target_count
+from bench.optimizer_strategies import MAX_ITERATIONS, header, method_rows, target_count
 
 HERE = Path(__file__).resolve().parent
 
@@ -82,16 +81,8 @@ def main() -> None:
     count = target_count(__doc__.splitlines()[0])
     lines = [
         *header("Damped least squares and the pseudoinverse", "bench.dls", count),
-        "| case | method | solved | median nit | mean nit | median nfev | median time |",
-        "|---|---|---|---|---|---|---|",
+        *method_rows(VARIANTS, count),
     ]
-    cases = [(f"chain-{n}", to_serial(serial_chain(n)), False) for n in (3, 7, 10)]
-    cases.append(("arm-7 pose", to_serial(arm7()), True))
-    for name, chain, orientation in cases:
-        for label, method, options in VARIANTS:
-            run = run_case(chain, orientation, method, count, **options)
-            lines.append(f"| {name} | {label} | {run.row()} |")
-            print(lines[-1], flush=True)
     lines += [
         "",
         "## Approaching a singularity: unreachable targets on a two-link arm",

@@ -19,6 +19,7 @@ import argparse
 import os
 import platform
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -171,6 +172,27 @@ def header(title: str, module: str, count: int) -> list[str]:
         "counts are not).",
         "",
     ]
+
+
+def method_rows(variants: Sequence[tuple[str, str, dict[str, object]]], count: int) -> list[str]:
+    """A table of :func:`run_case` runs: its head, then a row per case and variant.
+
+    ``variants`` are ``(row label, method, further Solver options)``; the cases are
+    ``chain-3``, ``chain-7``, ``chain-10`` (position goal) and the 7-DOF arm (full pose).
+    Each row is printed as soon as it is measured.
+    """
+    lines = [
+        "| case | method | solved | median nit | mean nit | median nfev | median time |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    cases = [(f"chain-{n}", to_serial(serial_chain(n)), False) for n in (3, 7, 10)]
+    cases.append(("arm-7 pose", to_serial(arm7()), True))
+    for name, chain, orientation in cases:
+        for label, method, options in variants:
+            run = run_case(chain, orientation, method, count, **options)
+            lines.append(f"| {name} | {label} | {run.row()} |")
+            print(lines[-1], flush=True)
+    return lines
 
 
 def main() -> None:

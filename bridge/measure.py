@@ -154,8 +154,10 @@ def measure(
                 report.angle is None or report.angle <= angle_tolerance
             )
             # A disjunction is met when any member is; else report the closest member
-            # (smallest potential, the member the solver minimises).
-            rank = (not ok, goal.potential(e, g))
+            # (smallest potential, the member the solver minimises). A single goal has
+            # nothing to rank.
+            potential = goal.potential(e, g) if len(spec.bindings) > 1 else 0.0
+            rank = (not ok, potential)
             if best is None or rank < best[0]:
                 best = (rank, index, report, ok)
         assert best is not None, "a constraint spec has at least one binding"

@@ -373,6 +373,15 @@ def test_nearly_parallel_rows_are_not_crossed(seed: int, hessian: str) -> None:
     assert worst <= 1e-12
 
 
+@pytest.mark.parametrize("hessian", HESSIANS)
+def test_creeping_between_nearly_parallel_rows_stops(hessian: str) -> None:
+    """Steps that lower G only at round-off level end the run (they used all 200 iterations)."""
+    evaluate, y0, system = _nearly_parallel_case(1535)
+    outcome, worst = _run_recording_violation(evaluate, y0, system, hessian)
+    assert worst <= 1e-12
+    assert outcome.status != Status.MAX_ITERATIONS and outcome.nit < 100
+
+
 def _vertex_case(seed: int):
     """Six random rows through the start: the start is a degenerate vertex."""
     rng = np.random.default_rng(seed)

@@ -23,9 +23,10 @@ from solver import (
     Status,
     solve,
 )
-from solver.methods import MethodOptions
+from solver.methods import MethodOptions, ccd
 from solver.methods.ccd import (
     CyclicCoordinateDescent,
+    Sweep,
     fit_trigonometric,
     interval,
     sweep_order,
@@ -350,3 +351,23 @@ def test_ccd_reads_its_options() -> None:
     method = CyclicCoordinateDescent(MethodOptions(max_iterations=7, step_limit=0.1))
     assert (method.max_iterations, method.step_limit) == (7, 0.1)
     assert CyclicCoordinateDescent(MethodOptions()).step_limit == DEFAULT_STEP_LIMIT
+
+
+def test_ccd_sweep_ends_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    fig = chain(6)
+    cons = [Constraint(EndEffector("tip"), PositionGoal((0.2, 0.5, 0.3)))]
+    problem = scaled(fig, cons, np.zeros(6))
+    z = problem.from_y(problem.problem.from_coordinates(np.zeros(6)))
+    ticks = itertools.count()  # a clock that advances one second per reading
+    monkeypatch.setattr(ccd.time, "perf_counter", lambda: float(next(ticks)))
+    calls: list[np.ndarray] = []
+
+    def evaluate(v: np.ndarray):
+        calls.append(v)
+        return problem.evaluate(v)
+
+    moved = Sweep(problem, 0.5, deadline=2.0)(evaluate, z, problem.evaluate(z))
+    assert moved is not None
+    assert len(calls) == 2 * 4  # two variables (three samples and the new point each)
+    changed = np.flatnonzero(moved[0] != z)
+    assert set(changed) <= set(sweep_order(problem)[:2]) and len(changed) == 2

@@ -60,6 +60,7 @@ full-pose 7-DOF arm targets at 1e-6 / 0.01 degrees). Stops and statuses:
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -108,7 +109,7 @@ def trigonometric_value(c: np.ndarray, x: np.ndarray | float) -> np.ndarray:
 
 
 def _stationary_angles(c: np.ndarray) -> list[float]:
-    """Angles in (-pi, pi] where the derivative of the polynomial ``c`` vanishes.
+    """Angles (radians, about (-pi, pi]) where the derivative of the polynomial ``c`` vanishes.
 
     ``-a1 sin x + b1 cos x - 2 a2 sin 2x + 2 b2 cos 2x``, times ``2 w^2`` with
     ``w = exp(i x)``, is the quartic below; its roots on the unit circle are the
@@ -213,22 +214,27 @@ class CyclicCoordinateDescent(Descent):
         self.max_iterations = options.max_iterations
         self.step_limit = DEFAULT_STEP_LIMIT if options.step_limit is None else options.step_limit
 
-    def iteration(self, problem: ScaledProblem) -> Step:
+    def iteration(self, problem: ScaledProblem, deadline: float | None) -> Step:
         """One :class:`Sweep` of ``problem``."""
-        return Sweep(problem, self.step_limit)
+        return Sweep(problem, self.step_limit, deadline)
 
 
 class Sweep:
     """One CCD iteration on ``problem``: every variable once, distal first.
 
+    A sweep ends early, with the variables it has minimised along, when the deadline
+    passes (a sweep of a long chain costs four evaluations of ``G`` per variable).
+
     Args:
         problem: the scaled problem.
-        step_limit: largest move of a variable in one sweep (scaled units; inf: none).
+        step_limit: largest move of a variable in one sweep (scaled units).
+        deadline: absolute ``time.perf_counter()`` value, or None.
     """
 
-    def __init__(self, problem: ScaledProblem, step_limit: float) -> None:
+    def __init__(self, problem: ScaledProblem, step_limit: float, deadline: float | None) -> None:
         self.problem = problem
         self.step_limit = step_limit
+        self.deadline = deadline
         self.order = sweep_order(problem)
         self.kinds = variable_kinds(problem)
         self.fractions = problem.problem.scale  # (n,) 1 - rigidity: the share of a move taken
@@ -239,6 +245,8 @@ class Sweep:
         """The point after one sweep from ``z`` (n,) and its evaluation; None if none moved."""
         moved = False
         for k in self.order:
+            if self.deadline is not None and time.perf_counter() >= self.deadline:
+                break
             lower, upper = interval(self.problem.system, z, k)
             lower, upper = max(lower, -self.step_limit), min(upper, self.step_limit)
             if upper - lower <= 0.0:

@@ -11,7 +11,8 @@ deadline, and reports which with an honest :class:`~solver.optimizer.Status`:
   :func:`solver.linear.project`) vanishes (:func:`kuhn_tucker`): ``-g`` lies in the
   normal cone of the feasible set at ``z``;
 - ``NO_PROGRESS``: the step found no feasible point with a lower ``G``;
-- ``MAX_ITERATIONS``, ``TIME_LIMIT`` (the deadline is read before every iteration).
+- ``MAX_ITERATIONS``, ``TIME_LIMIT`` (the deadline is read before every iteration, and a
+  step that ends early at it and moves nothing stops the run with ``TIME_LIMIT``).
 """
 
 from __future__ import annotations
@@ -89,8 +90,8 @@ class Descent:
 
     max_iterations: int
 
-    def iteration(self, problem: ScaledProblem) -> Step:
-        """The step of one iteration on ``problem``."""
+    def iteration(self, problem: ScaledProblem, deadline: float | None) -> Step:
+        """The step of one iteration on ``problem`` (it may end early at ``deadline``)."""
         raise NotImplementedError
 
     def run(
@@ -102,7 +103,7 @@ class Descent:
     ) -> Outcome[ScaledEvaluation]:
         """Iterate from ``z0`` (n,); see :class:`~solver.methods.Method`."""
         return descend(
-            problem, z0, self.iteration(problem), self.max_iterations, callback, deadline
+            problem, z0, self.iteration(problem, deadline), self.max_iterations, callback, deadline
         )
 
 
@@ -139,7 +140,8 @@ def descend(
     while (status := _stop(problem, z, e, nit, max_iterations, deadline)) is None:
         moved = step(evaluate, z, e)
         if moved is None:
-            status = Status.NO_PROGRESS
+            late = deadline is not None and time.perf_counter() >= deadline
+            status = Status.TIME_LIMIT if late else Status.NO_PROGRESS
             break
         z, e = moved
         nit += 1

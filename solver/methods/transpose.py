@@ -88,6 +88,6 @@ class JacobianTranspose(Descent):
             t *= 0.5
         return None
 
-    def iteration(self, problem: ScaledProblem) -> Step:
+    def iteration(self, problem: ScaledProblem, deadline: float | None) -> Step:
         """:meth:`step` on ``problem``."""
         return lambda evaluate, z, e: self.step(problem, evaluate, z, e)

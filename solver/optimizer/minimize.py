@@ -22,7 +22,11 @@ Two departures from the Appendix's assumptions, both for degenerate limits:
 - passes that do not move the point (adding or dropping rows, zero-length
   steps) are not iterations; after more of them in a row than the rows and
   variables could need, the run stops with ``NO_PROGRESS`` (or
-  ``KUHN_TUCKER`` when the Kuhn-Tucker conditions hold there).
+  ``KUHN_TUCKER`` when the Kuhn-Tucker conditions hold there); so does a run
+  whose steps lower ``G`` only at round-off level (:data:`CREEP`) for
+  :data:`CREEP_LIMIT` iterations in a row (creeping between a row and its
+  nearly parallel copy, e.g., it used to spend the whole iteration budget
+  there).
 """
 
 from __future__ import annotations
@@ -38,6 +42,11 @@ from ..linear import LinearSystem
 from .active_set import DEPENDENT, ActiveSet
 from .hessian import HessianStrategy, add_row, drop_row, quasi_newton_update
 from .outcome import E, Outcome, Status
+
+#: A step lowering ``G`` by at most ``CREEP * (1 + G)`` makes no progress beyond round-off.
+CREEP = 1e-14
+#: Such steps in a row after which a run stops.
+CREEP_LIMIT = 10
 
 
 def _project_both(active: ActiveSet, h: np.ndarray) -> np.ndarray:
@@ -117,6 +126,7 @@ def minimize(
 
     nit = 0
     stalls = 0  # passes in a row that did not move the point
+    creeping = 0  # steps in a row that lowered G only at round-off level
     stall_limit = 2 * len(b) + n + 10
     blocked: list[np.ndarray] = []  # unit residuals P a of dependent rows met at this point
     fresh = False  # H was re-seeded at this point (hybrid only)
@@ -141,7 +151,7 @@ def minimize(
         stationary = predicted <= kt_tolerance * (1.0 + e.f)
         # How a run that cannot move from here ends: Step 2's test decides.
         stuck = Status.KUHN_TUCKER if stationary and beta_k < 0 else Status.NO_PROGRESS
-        if stalls > stall_limit:
+        if stalls > stall_limit or creeping >= CREEP_LIMIT:
             status = stuck
             break
         if stationary and strategy.reseeds and not fresh:
@@ -225,6 +235,7 @@ def minimize(
             status = stuck
             break
         fresh = False
+        creeping = creeping + 1 if e.f - e_new.f <= CREEP * (1.0 + abs(e_new.f)) else 0
         sigma = y_new - y
         y, e_old, e = y_new, e, e_new
         nit += 1
