@@ -11,7 +11,7 @@ every key outside the range, is left as it was):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -81,6 +81,34 @@ def channel_value(
     if data_path.endswith(".scale"):
         return float(bone.scale[index])
     return float(bone.rotation[index])
+
+
+def flat_channels(channels: Mapping[str, BoneChannels]) -> np.ndarray:
+    """Every bone's rotation, location and scale channels end to end, bones in the order of
+    ``channels`` (:meth:`Rig.channels` output): shape (sum over bones of 3 or 4, + 6,)."""
+    return np.concatenate(
+        [np.concatenate((bone.rotation, bone.location, bone.scale)) for bone in channels.values()]
+    )
+
+
+def channel_rows(channels: Mapping[str, BoneChannels], keys: Sequence[ChannelKey]) -> np.ndarray:
+    """Index (int, (len(keys),)) of each key's value in ``flat_channels(channels)``.
+
+    Valid for every :meth:`Rig.channels` output of the same rig (same bones, same rotation
+    modes): ``flat_channels(c)[rows][k] == channel_value(c, *keys[k])``.
+    """
+    starts = {}
+    offset = 0
+    for name, bone in channels.items():
+        rotation = len(bone.rotation)
+        starts[name] = {"rotation": offset, "location": offset + rotation,
+                        "scale": offset + rotation + 3}  # fmt: skip
+        offset += rotation + 6
+    rows = []
+    for data_path, index, group in keys:
+        part = data_path.rsplit(".", 1)[1]
+        rows.append(starts[group][part if part in ("location", "scale") else "rotation"] + index)
+    return np.array(rows, dtype=int)
 
 
 def read_points(points: FCurveKeyframePoints, prop: str, values: np.ndarray) -> None:
