@@ -132,6 +132,9 @@ def _remove_keys(fcurve: FCurve, frames_to_remove: Callable[[np.ndarray], np.nda
     co = np.empty(2 * n, dtype=np.float32)
     read_points(points, "co", co)
     mask = frames_to_remove(co[0::2].astype(float))
+    if mask.all():  # a re-bake of the whole curve: one call, not one per key
+        points.clear()
+        return n
     removed = 0
     for index in np.flatnonzero(mask)[::-1]:
         points.remove(points[int(index)], fast=True)
