@@ -214,6 +214,7 @@ class BakeJob:
         except Exception as exc:
             self._fail(exc, f" stopped at frame {self.frames[0]}", self.frames[0])
         self.values = np.zeros((len(self.channels), len(self.frames)))
+        self.rows: np.ndarray | None = None  # of self.channels in keys.flat_channels
 
     @property
     def done(self) -> bool:
@@ -278,8 +279,10 @@ class BakeJob:
         rig.apply(result)
         channels = rig.channels(self.previous)
         self.previous = {name: bone.rotation for name, bone in channels.items()}
-        column = [keys.channel_value(channels, *key) for key in self.channels]
-        if not np.all(np.isfinite(column)):
+        if self.rows is None:  # the same layout every frame: same bones, same rotation modes
+            self.rows = keys.channel_rows(channels, self.channels)
+        column = keys.flat_channels(channels)[self.rows]
+        if not np.isfinite(column).all():
             raise RigError("the solve gave non-finite channel values")
         self.values[:, self.index] = column
         fold(self.modelled, result.residuals)

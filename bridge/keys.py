@@ -11,7 +11,7 @@ every key outside the range, is left as it was):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -83,6 +83,34 @@ def channel_value(
     return float(bone.rotation[index])
 
 
+def flat_channels(channels: Mapping[str, BoneChannels]) -> np.ndarray:
+    """Every bone's rotation, location and scale channels end to end, bones in the order of
+    ``channels`` (:meth:`Rig.channels` output): shape (sum over bones of 3 or 4, + 6,)."""
+    return np.concatenate(
+        [np.concatenate((bone.rotation, bone.location, bone.scale)) for bone in channels.values()]
+    )
+
+
+def channel_rows(channels: Mapping[str, BoneChannels], keys: Sequence[ChannelKey]) -> np.ndarray:
+    """Index (int, (len(keys),)) of each key's value in ``flat_channels(channels)``.
+
+    Valid for every :meth:`Rig.channels` output of the same rig (same bones, same rotation
+    modes): ``flat_channels(c)[rows][k] == channel_value(c, *keys[k])``.
+    """
+    starts = {}
+    offset = 0
+    for name, bone in channels.items():
+        rotation = len(bone.rotation)
+        starts[name] = {"rotation": offset, "location": offset + rotation,
+                        "scale": offset + rotation + 3}  # fmt: skip
+        offset += rotation + 6
+    rows = []
+    for data_path, index, group in keys:
+        part = data_path.rsplit(".", 1)[1]
+        rows.append(starts[group][part if part in ("location", "scale") else "rotation"] + index)
+    return np.array(rows, dtype=int)
+
+
 def read_points(points: FCurveKeyframePoints, prop: str, values: np.ndarray) -> None:
     """Fill ``values`` (flat, ``width * len(points)``) with keyframe property ``prop``."""
     # The stubs accept a buffer only through ``__buffer__``, which numpy's stubs declare for
@@ -104,6 +132,9 @@ def _remove_keys(fcurve: FCurve, frames_to_remove: Callable[[np.ndarray], np.nda
     co = np.empty(2 * n, dtype=np.float32)
     read_points(points, "co", co)
     mask = frames_to_remove(co[0::2].astype(float))
+    if mask.all():  # a re-bake of the whole curve: one call, not one per key
+        points.clear()
+        return n
     removed = 0
     for index in np.flatnonzero(mask)[::-1]:
         points.remove(points[int(index)], fast=True)

@@ -275,6 +275,16 @@ def resume_unfinished(
     return left
 
 
+def frame_change_wanted(objects: Iterable[bpy.types.Object]) -> bool:
+    """Whether :func:`on_frame_change` may solve one of ``objects``: one has *Evaluate on
+    Frame Change* on and no Reach job holds it. False (every frame of a bake of the only such
+    armature, or of a file without one): the frame-change handler returns at once."""
+    return any(
+        obj.type == "ARMATURE" and getattr(settings_of(obj), FRAME_CHANGE) and not busy.is_busy(obj)
+        for obj in objects
+    )
+
+
 def on_frame_change(
     objects: Iterable[bpy.types.Object],
     scene: bpy.types.Scene,

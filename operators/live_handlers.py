@@ -66,6 +66,9 @@ def frame_change(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None =
     if live.solving() or _rendering():
         return
     view_layer = depsgraph.view_layer if depsgraph is not None else bpy.context.view_layer
+    objects = _objects(view_layer)
+    if not live.frame_change_wanted(objects):  # before listing the update: a bake's frames
+        return
     if depsgraph is not None:
         updates = list(depsgraph.updates)
         updated = {update.id.original.session_uid for update in updates}
@@ -73,7 +76,7 @@ def frame_change(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None =
             if not bpy.app.timers.is_registered(frame_change_later):
                 bpy.app.timers.register(frame_change_later, first_interval=0.0)
             return
-    live.on_frame_change(_objects(view_layer), scene, view_layer)
+    live.on_frame_change(objects, scene, view_layer)
 
 
 def frame_change_later() -> None:

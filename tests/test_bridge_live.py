@@ -108,3 +108,27 @@ def test_settings_values_skip_the_switches_and_read_pointers_as_ids() -> None:
     assert live_inputs.rna_values(settings) == values
     settings.constraints[0].weight = 3.0
     assert live_inputs.rna_values(settings) != values
+
+
+@dataclass
+class Switches:
+    evaluate_on_frame_change: bool
+
+
+@dataclass
+class Rig:
+    session_uid: int
+    reach_ik: Switches
+    type: str = "ARMATURE"
+
+
+def test_frame_change_is_wanted_only_for_an_unheld_armature_with_the_switch_on() -> None:
+    live = bridge_module("live")
+    off, on = Rig(1, Switches(False)), Rig(2, Switches(True))
+    busy.clear()
+    assert not live.frame_change_wanted([]) and not live.frame_change_wanted([off])
+    assert live.frame_change_wanted([off, on])
+    with busy.holding(on):  # a bake of the only such armature: its frames solve nothing
+        assert not live.frame_change_wanted([off, on])
+        assert live.frame_change_wanted([on, Rig(3, Switches(True))])
+    assert not live.frame_change_wanted([Rig(4, Switches(True), type="MESH")])
