@@ -66,6 +66,14 @@ def characteristic_length(figure: Figure, constraints: Sequence[Constraint]) -> 
     return travel if travel > 0.0 else 1.0
 
 
+def sliding(figure: Figure, coupling: np.ndarray) -> np.ndarray:
+    """Which columns of ``coupling`` (n_joints, k) move prismatic joints only (k,) bool:
+    the coordinates measured in scene units rather than radians."""
+    prismatic = np.array([j.kind == PRISMATIC for j in figure.joints], dtype=bool)
+    moves = np.abs(coupling) > 0.0
+    return np.asarray(moves.any(axis=0) & ~(moves & ~prismatic[:, None]).any(axis=0))
+
+
 class ScaledEvaluation:
     """An evaluation seen in scaled units: ``f / L^2``, ``D g / L^2``, ``D GN D / L^2``.
 
@@ -137,11 +145,7 @@ class ScaledProblem:
 
     @staticmethod
     def _units(problem: Problem, length: float) -> np.ndarray:
-        figure = problem.figure
-        prismatic = np.array([j.kind == PRISMATIC for j in figure.joints], dtype=bool)
-        moves = np.abs(problem.coupling) > 0.0  # (n_joints, n)
-        only_prismatic = moves.any(axis=0) & ~(moves & ~prismatic[:, None]).any(axis=0)
-        return np.where(only_prismatic, length, 1.0)
+        return np.where(sliding(problem.figure, problem.coupling), length, 1.0)
 
     def evaluate(self, z: np.ndarray) -> ScaledEvaluation:
         """Scaled evaluation at ``z`` (n,)."""

@@ -30,8 +30,7 @@ from ._checks import float_array, positive_number
 from .errors import InvalidInputError
 from .figure import Figure
 from .linear import LinearSystem
-from .scale import ScaledProblem
-from .structure import PRISMATIC
+from .scale import ScaledProblem, sliding
 
 #: A bound for every coordinate, or (n_coords,) one per coordinate.
 MaxChange = float | np.ndarray
@@ -83,10 +82,7 @@ def per_coordinate(figure: Figure, max_change: MaxChange) -> np.ndarray:
 def per_kind(figure: Figure, angle: float, distance: float) -> np.ndarray:
     """Bounds (n_coords,): ``distance`` (scene units) for a coordinate that moves only
     prismatic joints, ``angle`` (radians) for every other one."""
-    moves = np.abs(figure.coupling) > 0.0  # (n_joints, n_coords)
-    prismatic = np.array([j.kind == PRISMATIC for j in figure.joints], dtype=bool)
-    sliding = moves.any(axis=0) & ~(moves & ~prismatic[:, None]).any(axis=0)
-    return np.where(sliding, distance, angle)
+    return np.where(sliding(figure, figure.coupling), distance, angle)
 
 
 def change_limits(scaled: ScaledProblem, max_change: MaxChange) -> np.ndarray:
@@ -116,8 +112,8 @@ def bounded(scaled: ScaledProblem, z0: np.ndarray, max_change: MaxChange) -> Sca
         max_change: largest change of a coordinate (see :func:`change_limits`).
     """
     z0 = np.asarray(z0, dtype=float)
-    limit = change_limits(scaled, max_change)
     bound = per_coordinate(scaled.problem.figure, max_change)
+    limit = change_limits(scaled, bound)
     lower, upper = scaled.problem.bounds
     names = scaled.problem.figure.coordinate_names
     rows, rhs, labels = [], [], []
