@@ -201,24 +201,28 @@ class Rig:
 
     def initial(self) -> np.ndarray:
         """Start coordinates ``(n_coords,)`` for the current state (after :meth:`push_rest`)."""
-        values = dict.fromkeys(self.figure.coordinate_names, 0.0)
+        names = self.figure.coordinate_names
+        index = {coordinate: i for i, coordinate in enumerate(names)}
+        x = np.zeros(len(names))  # LOCAL joints start at 0 unless the joints have moved
         for name, info in self.solved.items():
             if info.param == "LOCAL":
                 local = self.local_values.get(name)
-                for n, (_axis, joint) in enumerate(info.rotation_joints):
-                    values[joint] = 0.0 if local is None else float(local[n])
+                if local is not None:
+                    for n, (_axis, joint) in enumerate(info.rotation_joints):
+                        x[index[joint]] = local[n]
             elif info.segment is not None:  # IK_SEGMENT: Blender's reading of the rotation
                 params = ik_limits.params_of(info.segment, self.rotation[name])
-                values.update(zip(info.coordinates, params.tolist(), strict=True))
+                for coordinate, value in zip(info.coordinates, params.tolist(), strict=True):
+                    x[index[coordinate]] = value
             else:
                 angles = rotations.matrix_to_euler(self.rotation[name], info.param)
                 for axis, joint in info.rotation_joints:
-                    values[joint] = float(angles[axis])
+                    x[index[joint]] = angles[axis]
             for axis, joint in info.location_joints:
-                values[joint] = self.scale * float(self.location[name][axis])
+                x[index[joint]] = self.scale * float(self.location[name][axis])
             if info.stretch is not None:
-                values[info.stretch] = (self.stretch.get(name, 1.0) - 1.0) * info.length
-        return np.array([values[c] for c in self.figure.coordinate_names])
+                x[index[info.stretch]] = (self.stretch.get(name, 1.0) - 1.0) * info.length
+        return x
 
     def apply(self, result: solver.IKResult) -> None:
         """Move a solution into the state (rotation/location of solved bones)."""

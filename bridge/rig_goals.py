@@ -241,23 +241,36 @@ class ConstraintPlan:
         return out
 
     def check_aim(self, rig: Rig, error: Callable[[str], Exception]) -> None:
-        """Reject aim goals whose target sits on the end-effector (direction undefined)."""
-        frames = rig.figure.forward(rig.initial())
-        for spec in self.specs:
-            for binding in spec.bindings:
-                if binding.item_kind != "AIM":
-                    continue
-                world = frames[spec.effector_segment]
-                p = world[:3, :3] @ spec.point + world[:3, 3]
-                g = cast(solver.AimGoal, binding.solver_goal()).point
-                if binding.carrier is not None:
-                    cw = frames[binding.carrier]
-                    g = cw[:3, :3] @ g + cw[:3, 3]
-                if np.linalg.norm(g - p) <= 1e-6:
-                    raise error(
-                        f"Constraint '{binding.name}': the aim target is at the end-effector, "
-                        "so the aim direction is undefined; move the target away"
-                    )
+        """Reject aim goals whose target sits on the end-effector (direction undefined).
+
+        Positions come from the figure's forward kinematics at the rig's start
+        (:meth:`.rig.Rig.initial`); a plan without aim goals reads nothing.
+        """
+        aims = [
+            (spec, binding)
+            for spec in self.specs
+            for binding in spec.bindings
+            if binding.item_kind == "AIM"
+        ]
+        if not aims:
+            return
+        figure = rig.figure
+        # The kinematics' own pass (what Figure.forward runs), read at the few segments the
+        # check needs instead of as a (4, 4) matrix per segment of the figure.
+        frames = figure.kinematics.forward(figure.coupling @ rig.initial())
+        rotations, origins = frames.rotations, frames.origins
+        for spec, binding in aims:
+            s = figure.segment_index(spec.effector_segment)
+            p = rotations[s] @ spec.point + origins[s]
+            g = cast(solver.AimGoal, binding.solver_goal()).point
+            if binding.carrier is not None:
+                c = figure.segment_index(binding.carrier)
+                g = rotations[c] @ g + origins[c]
+            if np.linalg.norm(g - p) <= 1e-6:
+                raise error(
+                    f"Constraint '{binding.name}': the aim target is at the end-effector, "
+                    "so the aim direction is undefined; move the target away"
+                )
 
 
 def _chain(

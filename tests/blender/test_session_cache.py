@@ -271,3 +271,22 @@ def test_solve_operator_uses_the_kept_session(
     assert bpy.ops.reach.solve() == {"FINISHED"}
     assert _session(extension, obj) is kept
     assert np.linalg.norm(world_bone_tail(obj, "b3") - np.array(target.location)) < 1e-4
+
+
+def test_an_aim_target_moved_onto_its_effector_is_refused_by_a_kept_session(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """The aim check runs again on every re-read of a kept session, not only at its build."""
+    obj, _target = _chain_scene()
+    aim = add_empty("A", (2.0, 0.0, 1.0))
+    add_constraint(obj, "b2", aim, "AIM", effector="HEAD")
+    kept = _session(extension, obj)
+    kept.solve_frame()
+    aim.matrix_world.translation = obj.matrix_world @ obj.pose.bones["b2"].head
+    bpy.context.view_layer.update()
+    rig_error = importlib.import_module(f"{extension.__name__}.bridge.rig").RigError
+    with pytest.raises(rig_error, match=r"'b2 Aim'.*aim target is at the end-effector"):
+        _session(extension, obj)
+    aim.location = (2.0, 0.0, 1.0)  # moved away: solved again, no error
+    bpy.context.view_layer.update()
+    _session(extension, obj).solve_frame()
