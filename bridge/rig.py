@@ -130,6 +130,9 @@ class Rig:
     # Figure bones no solved bone moves (see .rig_evaluated): read where Blender evaluates
     # them when a bone constraint acts on them.
     still: list[str] = field(default_factory=list)
+    # Bones the build asked whether the solve moves them (rig_goals.ConstraintPlan.asked):
+    # the bones above them decide the answer.
+    asked: set[str] = field(default_factory=set)
 
     # ------------------------------------------------------------------ state
     def read_pose(self, solved_too: bool) -> None:
@@ -382,6 +385,7 @@ def build_rig(
             notes.append(reason)
     rig = Rig(obj, fig, [], plan.bindings, order, solved, scale, {}, {}, offsets, notes)
     rig.specs = plan.specs
+    rig.asked = plan.asked
     rig.scales = {name: bone_scale.scale for name, bone_scale in scales.items()}
     rig.hinge_rest = hinge_rest
     rig.still = still_bones(obj, order, solved)

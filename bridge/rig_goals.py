@@ -223,6 +223,9 @@ class ConstraintPlan:
     chain_bones: dict[str, str] = field(default_factory=dict)  # bone -> first constraint
     bindings: list[GoalBinding] = field(default_factory=list)
     specs: list[ConstraintSpec] = field(default_factory=list)  # one per solver constraint
+    # Bones asked whether the solve moves them (a Target Bone of the armature, a bone a target
+    # hangs off): the answer depends on every bone above them.
+    asked: set[str] = field(default_factory=set)
 
     def make_constraints(
         self, scales: Mapping[str, np.ndarray] | None = None
@@ -371,17 +374,23 @@ def build_constraints(
         tops.append(top)
     carrying = _carrying_bones(arm, set(plan.chain_bones))
     moved = _moved_bones(arm, set(plan.chain_bones))
+
+    def carries(bone: str) -> bool:
+        plan.asked.add(bone)
+        return bone in carrying
+
     for item, top in zip(items, tops, strict=True):
         plan.figure_bones.add(item.bone)
         target = item.target
         assert target is not None, "_validate checked the target"
         carrier, carry = None, None
-        if target == arm and item.target_bone in moved:
+        if target == arm:
             # A Target Bone the solve moves rides on its segment; any other one is read where
             # Blender evaluates it (its constraints and drivers included), like an object.
-            carrier = item.target_bone
-        elif target != arm:
-            carry = find_carry(arm, target, carrying.__contains__)
+            plan.asked.add(item.target_bone)
+            carrier = item.target_bone if item.target_bone in moved else None
+        else:
+            carry = find_carry(arm, target, carries)
             carrier = None if carry is None else carry.bone
         if carrier is not None:
             plan.figure_bones.add(carrier)

@@ -208,11 +208,39 @@ def _child_of_channel_off(obj: bpy.types.Object) -> None:
 
 EDITS["target Child Of channel switched off"] = _child_of_channel_off
 
+
+def _target_on_a_loose_bone(obj: bpy.types.Object) -> None:
+    """A target parented to a bone outside the chain (not carried: the solve does not move
+    it)."""
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    loose = obj.data.edit_bones.new("loose")
+    loose.head, loose.tail = (1.0, 0.5, 2.0), (1.0, 0.5, 2.5)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    target = bpy.data.objects["T"]
+    world = target.matrix_world.copy()
+    target.parent, target.parent_type, target.parent_bone = obj, "BONE", "loose"
+    bpy.context.view_layer.update()
+    target.matrix_world = world
+
+
+def _loose_bone_parented_to_the_chain(obj: bpy.types.Object) -> None:
+    """The target's bone (not a figure bone) now hangs below a solved bone: it carries."""
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    bones = obj.data.edit_bones
+    bones["loose"].parent = bones["b1"]
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
+EDITS["target's bone re-parented under the chain"] = _loose_bone_parented_to_the_chain
+
 #: What an edit needs in place before the session is kept.
 PREPARE: dict[str, Callable[[bpy.types.Object], None]] = {
     "Limit Rotation edited": _limit_rotation,
     "target constraint muted": _carried_target_with_constraint,
     "target Child Of channel switched off": _target_held_by_child_of,
+    "target's bone re-parented under the chain": _target_on_a_loose_bone,
 }
 
 
