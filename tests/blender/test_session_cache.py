@@ -174,10 +174,10 @@ EDITS: dict[str, Callable[[bpy.types.Object], None]] = {
 }
 
 
-def _target_parented(obj: bpy.types.Object) -> None:
+def _target_parented(obj: bpy.types.Object, bone: str = "b1") -> None:
     target = bpy.data.objects["T"]
     world = target.matrix_world.copy()
-    target.parent, target.parent_type, target.parent_bone = obj, "BONE", "b1"
+    target.parent, target.parent_type, target.parent_bone = obj, "BONE", bone
     bpy.context.view_layer.update()
     target.matrix_world = world
 
@@ -217,11 +217,7 @@ def _target_on_a_loose_bone(obj: bpy.types.Object) -> None:
     loose = obj.data.edit_bones.new("loose")
     loose.head, loose.tail = (1.0, 0.5, 2.0), (1.0, 0.5, 2.5)
     bpy.ops.object.mode_set(mode="OBJECT")
-    target = bpy.data.objects["T"]
-    world = target.matrix_world.copy()
-    target.parent, target.parent_type, target.parent_bone = obj, "BONE", "loose"
-    bpy.context.view_layer.update()
-    target.matrix_world = world
+    _target_parented(obj, "loose")
 
 
 def _loose_bone_parented_to_the_chain(obj: bpy.types.Object) -> None:
