@@ -87,7 +87,7 @@ class _RnaPlan(NamedTuple):
     """How :func:`_rna_values` reads one RNA type: its properties sorted by kind.
 
     Attributes:
-        count: the type's property count when the plan was made (add-ons may add some).
+        size: the type's property count when the plan was made (add-ons may add some).
         values: the single values (numbers, flags, enums, strings) in one call, or None.
         arrays: 1-D arrays and vectors.
         grids: arrays of two or more dimensions (matrices).
@@ -95,7 +95,7 @@ class _RnaPlan(NamedTuple):
         collections: collection properties.
     """
 
-    count: int
+    size: int
     values: Callable[[Any], Any] | None
     arrays: tuple[str, ...]
     grids: tuple[str, ...]
@@ -177,7 +177,7 @@ def _plan(struct: Any) -> _RnaPlan:
     """The :class:`_RnaPlan` of ``struct``'s RNA type (made once per type)."""
     rna = struct.bl_rna
     known = _PLANS.get(rna.identifier)
-    if known is not None and known.count == len(rna.properties):
+    if known is not None and known.size == len(rna.properties):
         return known
     kinds: dict[str, list[str]] = {"values": [], "arrays": [], "grids": [], "pointers": [],
                                    "collections": []}  # fmt: skip
