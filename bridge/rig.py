@@ -52,6 +52,7 @@ import numpy as np
 
 from .. import solver
 from . import ik_limits, rotations
+from .model_space import model_space
 from .object_frame import armature_space, check_carried, object_frame
 from .rig_evaluated import constrained, evaluated_basis, still_bones
 from .rig_freedom import check_chains_move
@@ -291,8 +292,11 @@ class Rig:
 
     def update_targets(self) -> None:
         """Re-read target transforms into the goals (animated targets, bakes)."""
+        space = None  # the armature's model space, read once for the goals in the world
         for binding in self.bindings:
-            binding.update(self.obj, self.scale)
+            if space is None and binding.carrier is None:
+                space = model_space(np.array(self.obj.matrix_world, dtype=float))
+            binding.update(self.obj, self.scale, space)
 
 
 def _rigid_inverse(m: np.ndarray) -> np.ndarray:
