@@ -62,6 +62,9 @@ class GoalBinding:
     error: Callable[[str], Exception]
     carry: Carry | None = None  # a target object carried by ``carrier`` (else a bone of it)
     carrier_scale: np.ndarray | None = None  # (3,) the carrier bone's pose scale (.rig_scale)
+    # (3,) world goal point as :meth:`frame` last read it from the target (None for a bone of
+    # the armature or a carried target): the bake checks it without reading the target again.
+    world_point: np.ndarray | None = None
 
     def solver_goal(self) -> solver.Goal:
         """The goal, once :func:`build_constraints` has made it; ValueError before."""
@@ -120,6 +123,7 @@ class GoalBinding:
                 point = point * self.carrier_scale
             return point, np.eye(3)
         point, axes = self.target_frame()
+        self.world_point = point
         space = model_space(np.array(arm.matrix_world, dtype=float))
         if self.item_kind in ("PLANE", "HALF_SPACE"):  # the target axis is a plane normal
             return space.point(point), space.normal(axes)

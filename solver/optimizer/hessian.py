@@ -125,11 +125,16 @@ def damped_inverse(
     mu = mu_of(float(np.einsum("ij,ij->", factor, factor)) / max(n, 1), f)
     if m >= n:
         return inverse_spd(factor.T @ factor + mu * np.eye(n))
-    lower = np.linalg.cholesky(mu * np.eye(m) + factor @ factor.T)
+    # In place on the diagonals (``flat[:: k + 1]``): no identity matrices built.
+    inner = factor @ factor.T
+    inner.flat[:: m + 1] += mu
+    lower = np.linalg.cholesky(inner)
     x = np.linalg.solve(lower, factor)  # L^{-1} F, (m, n)
-    h = -(x.T @ x)
-    h[np.diag_indices(n)] += 1.0
-    return h / mu
+    h = x.T @ x
+    np.negative(h, out=h)
+    h.flat[:: n + 1] += 1.0
+    h /= mu
+    return h
 
 
 class HessianStrategy(Protocol):
