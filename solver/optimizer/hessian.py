@@ -36,9 +36,17 @@ def add_row(h: np.ndarray, a: np.ndarray) -> np.ndarray | None:
     """
     ha = h @ a
     denom = float(a @ ha)
-    if denom <= 1e-12 * float(np.trace(h)) / max(len(a), 1) or denom <= 1e-300:
+    if denom <= 1e-12 * float(h.trace()) / max(len(a), 1) or denom <= 1e-300:
         return None
-    return h - np.outer(ha, ha) / denom
+    return _minus_outer(h, ha, denom)
+
+
+def _minus_outer(h: np.ndarray, v: np.ndarray, denom: float) -> np.ndarray:
+    """``h - v v^T / denom`` (n, n), a new array, with one temporary instead of three."""
+    out = v[:, None] * v  # the outer product, as np.outer computes it
+    out /= denom
+    np.subtract(h, out, out=out)
+    return out
 
 
 def drop_row(h: np.ndarray, pa: np.ndarray) -> np.ndarray:
