@@ -81,6 +81,10 @@ __all__ = ["BoneChannels", "Rig", "RigError", "build_rig", "rotation_data_path",
 EPS_LENGTH = 1e-9
 REBASE_ANGLE = 0.5  # radians; LOCAL joints are relinearised beyond this
 SOLVE_MARGIN = 0.5  # the solver aims at this share of the user's tolerances
+#: The scale channels (3,) of a bone when no bone stretches, shared by every
+#: :class:`BoneChannels` (read-only, so no user can change it for the others).
+UNIT_SCALE = np.ones(3)
+UNIT_SCALE.flags.writeable = False
 
 
 class BoneChannels(NamedTuple):
@@ -271,18 +275,20 @@ class Rig:
             else:
                 prev = rotation_values(pose[name])
             rot = rotations.rotation_to_channels(self.rotation[name], info.rotation_mode, prev)
-            ratio = 1.0
+            scale = UNIT_SCALE
             if self.stretch:  # else no bone stretches: every ratio is 1
                 ratio = self.stretch.get(name, 1.0) / parent_stretch(
                     self.obj, name, self.stretch, self.solved
                 )
-            out[name] = BoneChannels(rot, self.location[name].copy(), np.full(3, ratio))
+                scale = np.full(3, ratio)
+            out[name] = BoneChannels(rot, self.location[name].copy(), scale)
         return out
 
     def write_pose(self, channels: dict[str, BoneChannels]) -> None:
         """Write channel values (from :meth:`channels`) into the pose bones."""
+        pose = self.obj.pose.bones
         for name, bone in channels.items():
-            pb = self.obj.pose.bones[name]
+            pb = pose[name]
             info = self.solved[name]
             set_rotation_values(pb, bone.rotation)
             for axis, _joint in info.location_joints:
