@@ -126,7 +126,8 @@ class Figure:
                 :meth:`add_segment` (at most one), or none to keep it; relative to the
                 world frame for a segment that does not inherit rotation.
         """
-        segment = self._segments[self.segment_index(name)]
+        index = self.segment_index(name)
+        segment = self._segments[index]
         new_t = None
         if translation is not None:
             new_t = finite_vector(translation, f"segment {name!r} translation")
@@ -139,7 +140,7 @@ class Figure:
             segment.rotation = new_r
         self._rest_version += 1
         if "kinematics" in self.__dict__:
-            self.kinematics.stale = True  # re-read once, at the next forward pass
+            self.kinematics.rest_changed(index)  # re-read at the next forward pass
 
     def add_revolute(
         self,
