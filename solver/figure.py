@@ -133,7 +133,7 @@ class Figure:
             new_t = finite_vector(translation, f"segment {name!r} translation")
         new_r = rest_rotation(rotation, quaternion, rpy, f"segment {name!r}")
         if new_t is not None:  # both validated before either changes
-            if not np.array_equal(new_t, segment.translation):
+            if new_t.tolist() != segment.translation.tolist():  # as floats: -0.0 == 0.0
                 self._offset_version += 1
             segment.translation = new_t
         if new_r is not None:
