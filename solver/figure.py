@@ -488,13 +488,11 @@ class Figure:
         """
         c = np.zeros(len(self.coordinate_names)) if coords is None else self._coords(coords)
         frames = self.kinematics.forward(self.coupling @ c)
-        out = {}
-        for s, segment in enumerate(self._segments):
-            t = np.eye(4)
-            t[:3, :3] = frames.rotations[s]
-            t[:3, 3] = frames.origins[s]
-            out[segment.name] = t
-        return out
+        out = np.zeros((len(self._segments), 4, 4))
+        out[:, :3, :3] = frames.rotations
+        out[:, :3, 3] = frames.origins
+        out[:, 3, 3] = 1.0
+        return dict(zip(self.segment_names, out, strict=True))
 
     def _coords(self, coords: object, what: str = "coordinates") -> np.ndarray:
         """``coords`` validated as a finite (n_coords,) array; ``what`` names the argument."""
