@@ -74,11 +74,18 @@ TIME_LIMIT = 1.0
 def check_targets(rig: Rig) -> None:
     """RigError naming the constraint and target if a target is at infinity (farther than
     :data:`FAR` scene units from the origin: Blender clamps an infinite location to 3.4e38)
-    or not finite."""
+    or not finite.
+
+    Call it right after :meth:`Rig.update_targets` (or :func:`.rig.build_rig`): a target
+    object's point is the one that read (``GoalBinding.world_point``; reading it raised for
+    a non-finite transform); only a carried target's own transform is read here.
+    """
     for binding in rig.bindings:
         if binding.carrier is not None and binding.carry is None:  # a bone of the armature
             continue
-        point, _axes = binding.target_frame()  # raises for a non-finite transform
+        point = binding.world_point
+        if point is None:  # a carried target: its goal came from the carrier, not from this
+            point, _axes = binding.target_frame()  # raises for a non-finite transform
         distance = float(np.abs(point).max())
         if distance > FAR:
             raise RigError(

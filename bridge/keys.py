@@ -123,6 +123,18 @@ def write_points(points: FCurveKeyframePoints, prop: str, values: np.ndarray) ->
     points.foreach_set(prop, values)  # pyright: ignore[reportArgumentType]  (as in read_points)
 
 
+def _set_added(points: FCurveKeyframePoints, prop: str, old: int, added: np.ndarray) -> None:
+    """Set a 2-vector keyframe property ``prop`` of the keys after the first ``old`` to the
+    rows of ``added`` (float32 (n, 2)), the first ``old`` keys' values kept."""
+    if old == 0:  # a new or emptied curve: nothing to keep, so nothing to read
+        write_points(points, prop, added.ravel())
+        return
+    values = np.empty(2 * len(points), dtype=np.float32)
+    read_points(points, prop, values)
+    values.reshape(-1, 2)[old:] = added
+    write_points(points, prop, values)
+
+
 def _remove_keys(fcurve: FCurve, frames_to_remove: Callable[[np.ndarray], np.ndarray]) -> int:
     """Remove the keys whose frame satisfies ``frames_to_remove(frames (n,)) -> bool mask (n,)``."""
     points = fcurve.keyframe_points
@@ -168,19 +180,11 @@ def write_keys(
         points = fcurve.keyframe_points
         old = len(points)
         points.add(len(frames))
-        co = np.empty(2 * len(points), dtype=np.float32)
-        read_points(points, "co", co)
-        new = co.reshape(-1, 2)
-        new[old:, 0] = frames
-        new[old:, 1] = values
-        write_points(points, "co", co)
+        added = np.column_stack((frames, np.asarray(values, dtype=float))).astype(np.float32)
         # The added keys' handles start at the origin; put them on the key so update()
         # computes proper auto-clamped handles.
-        for handle in ("handle_left", "handle_right"):
-            h = np.empty(2 * len(points), dtype=np.float32)
-            read_points(points, handle, h)
-            h.reshape(-1, 2)[old:] = new[old:]
-            write_points(points, handle, h)
+        for prop in ("co", "handle_left", "handle_right"):
+            _set_added(points, prop, old, added)
         fcurve.update()
         written += len(frames)
     return written

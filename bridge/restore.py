@@ -28,6 +28,9 @@ if TYPE_CHECKING:  # annotations only: bpy objects are passed in
 
 POSE_PROPERTIES = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle",
                    "scale")  # fmt: skip
+#: Values per bone of each of :data:`POSE_PROPERTIES`.
+POSE_WIDTHS = {"location": 3, "rotation_quaternion": 4, "rotation_euler": 3,
+               "rotation_axis_angle": 4, "scale": 3}  # fmt: skip
 
 
 @dataclass
@@ -37,6 +40,75 @@ class SavedCurve:
     data_path: str
     index: int
     keys: dict[str, np.ndarray] | None
+
+
+def _read_pose(obj: Object) -> dict[str, np.ndarray]:
+    """Every :data:`POSE_PROPERTIES` channel of every pose bone: property -> (bones, width)
+    float32, the values exactly as Blender stores them (one ``foreach_get`` per property)."""
+    bones = obj.pose.bones
+    out = {}
+    for prop in POSE_PROPERTIES:
+        values = np.empty(len(bones) * POSE_WIDTHS[prop], dtype=np.float32)
+        # The stubs accept a buffer only through ``__buffer__`` (numpy declares it for Python
+        # >= 3.12); Blender's Python 3.11 reads any buffer-protocol object, ndarray included.
+        bones.foreach_get(prop, values)  # pyright: ignore[reportArgumentType]
+        out[prop] = values.reshape(len(bones), POSE_WIDTHS[prop])
+    return out
+
+
+@dataclass(frozen=True)
+class SavedPose:
+    """Every pose channel of every bone of an armature, as captured.
+
+    Attributes:
+        bones: the pose bones, in ``pose.bones`` order.
+        names: their names at capture.
+        values: property (of :data:`POSE_PROPERTIES`) -> (bones, width) float32 values.
+    """
+
+    bones: list[PoseBone]
+    names: list[str]
+    values: dict[str, np.ndarray]
+
+    @classmethod
+    def capture(cls, obj: Object) -> SavedPose:
+        """The pose of ``obj`` now."""
+        bones = obj.pose.bones
+        return cls(list(bones), list(bones.keys()), _read_pose(obj))
+
+    def _changed(self, obj: Object) -> dict[str, np.ndarray]:
+        """Property -> bool (bones,): whether that channel of the bone may differ from the
+        capture. Every channel may when the bones are no longer the captured ones (renamed,
+        added or deleted meanwhile, or the armature deleted); else exactly those whose stored
+        values differ."""
+        now: dict[str, np.ndarray] = {}
+        try:
+            if obj.pose.bones.keys() == self.names:
+                now = _read_pose(obj)
+        except ReferenceError:  # the armature deleted meanwhile: each write finds out
+            pass
+        if not now:
+            return {prop: np.ones(len(self.bones), dtype=bool) for prop in self.values}
+        return {prop: (now[prop] != saved).any(axis=1) for prop, saved in self.values.items()}
+
+    def restore(self, obj: Object, keep: frozenset[str] = frozenset()) -> None:
+        """Write the captured pose back, except channels whose RNA path is in ``keep``.
+
+        Only channels that changed are written: a pose bone write tags the armature for
+        re-evaluation and costs about 6 us, and a bake leaves most of the 5 channels of
+        every bone as they were; a channel whose stored values are already the captured
+        ones needs no write (and its evaluation already shows them).
+        """
+        for prop, changed in self._changed(obj).items():
+            saved = self.values[prop]
+            for index in np.flatnonzero(changed).tolist():
+                name = self.names[index]
+                if keep and bone_path(name, prop) in keep:
+                    continue
+                try:
+                    setattr(self.bones[index], prop, saved[index].tolist())
+                except ReferenceError:  # bone deleted meanwhile
+                    continue
 
 
 def _read_keys(fcurve: FCurve) -> dict[str, np.ndarray]:
@@ -69,7 +141,7 @@ class SceneState:
         scene: the scene whose current frame the bake moves.
         obj: the armature object.
         frame: current frame (int) and subframe (float, 0 <= subframe < 1) at capture.
-        pose: (pose bone, its name at capture, property, values) for every pose channel.
+        pose: every pose channel of every bone.
         layout: the action's layout (:func:`.compat.action_layout`).
         groups: names of the F-curve groups of the object's action at capture.
         curves: the keys of every channel the bake may write.
@@ -79,7 +151,7 @@ class SceneState:
     scene: Scene
     obj: Object
     frame: tuple[int, float]
-    pose: list[tuple[PoseBone, str, str, np.ndarray]]
+    pose: SavedPose
     layout: tuple
     groups: set[str]
     curves: list[SavedCurve]
@@ -90,11 +162,7 @@ class SceneState:
         cls, scene: Scene, obj: Object, channels: Iterable[tuple[str, int]] = ()
     ) -> SceneState:
         """Record the frame, the pose and the keys of ``channels`` ((data_path, index) pairs)."""
-        pose = [
-            (pb, pb.name, prop, np.array(getattr(pb, prop), dtype=float))
-            for pb in obj.pose.bones
-            for prop in POSE_PROPERTIES
-        ]
+        pose = SavedPose.capture(obj)
         container = compat.fcurve_container(obj)
         groups = set() if container is None else {g.name for g in container.groups}
         state = cls(scene, obj, (scene.frame_current, scene.frame_subframe), pose,
@@ -130,13 +198,7 @@ class SceneState:
 
     def _restore_pose(self, keep: frozenset[str] = frozenset()) -> None:
         """Write the captured pose back, except channels whose RNA path is in ``keep``."""
-        for pb, name, prop, values in self.pose:
-            try:
-                if bone_path(name, prop) in keep:
-                    continue
-                setattr(pb, prop, values)
-            except ReferenceError:  # bone deleted meanwhile
-                continue
+        self.pose.restore(self.obj, keep)
 
     def _restore_keys(self) -> None:
         obj = self.obj

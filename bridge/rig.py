@@ -130,6 +130,9 @@ class Rig:
     # Figure bones no solved bone moves (see .rig_evaluated): read where Blender evaluates
     # them when a bone constraint acts on them.
     still: list[str] = field(default_factory=list)
+    # Bones the build asked whether the solve moves them (rig_goals.ConstraintPlan.asked):
+    # the bones above them decide the answer.
+    asked: set[str] = field(default_factory=set)
 
     # ------------------------------------------------------------------ state
     def read_pose(self, solved_too: bool) -> None:
@@ -201,24 +204,28 @@ class Rig:
 
     def initial(self) -> np.ndarray:
         """Start coordinates ``(n_coords,)`` for the current state (after :meth:`push_rest`)."""
-        values = dict.fromkeys(self.figure.coordinate_names, 0.0)
+        names = self.figure.coordinate_names
+        index = {coordinate: i for i, coordinate in enumerate(names)}
+        x = np.zeros(len(names))  # LOCAL joints start at 0 unless the joints have moved
         for name, info in self.solved.items():
             if info.param == "LOCAL":
                 local = self.local_values.get(name)
-                for n, (_axis, joint) in enumerate(info.rotation_joints):
-                    values[joint] = 0.0 if local is None else float(local[n])
+                if local is not None:
+                    for n, (_axis, joint) in enumerate(info.rotation_joints):
+                        x[index[joint]] = local[n]
             elif info.segment is not None:  # IK_SEGMENT: Blender's reading of the rotation
                 params = ik_limits.params_of(info.segment, self.rotation[name])
-                values.update(zip(info.coordinates, params.tolist(), strict=True))
+                for coordinate, value in zip(info.coordinates, params.tolist(), strict=True):
+                    x[index[coordinate]] = value
             else:
                 angles = rotations.matrix_to_euler(self.rotation[name], info.param)
                 for axis, joint in info.rotation_joints:
-                    values[joint] = float(angles[axis])
+                    x[index[joint]] = angles[axis]
             for axis, joint in info.location_joints:
-                values[joint] = self.scale * float(self.location[name][axis])
+                x[index[joint]] = self.scale * float(self.location[name][axis])
             if info.stretch is not None:
-                values[info.stretch] = (self.stretch.get(name, 1.0) - 1.0) * info.length
-        return np.array([values[c] for c in self.figure.coordinate_names])
+                x[index[info.stretch]] = (self.stretch.get(name, 1.0) - 1.0) * info.length
+        return x
 
     def apply(self, result: solver.IKResult) -> None:
         """Move a solution into the state (rotation/location of solved bones)."""
@@ -378,6 +385,7 @@ def build_rig(
             notes.append(reason)
     rig = Rig(obj, fig, [], plan.bindings, order, solved, scale, {}, {}, offsets, notes)
     rig.specs = plan.specs
+    rig.asked = plan.asked
     rig.scales = {name: bone_scale.scale for name, bone_scale in scales.items()}
     rig.hinge_rest = hinge_rest
     rig.still = still_bones(obj, order, solved)

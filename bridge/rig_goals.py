@@ -62,6 +62,9 @@ class GoalBinding:
     error: Callable[[str], Exception]
     carry: Carry | None = None  # a target object carried by ``carrier`` (else a bone of it)
     carrier_scale: np.ndarray | None = None  # (3,) the carrier bone's pose scale (.rig_scale)
+    # (3,) world goal point as :meth:`frame` last read it from the target (None for a bone of
+    # the armature or a carried target): the bake checks it without reading the target again.
+    world_point: np.ndarray | None = None
 
     def solver_goal(self) -> solver.Goal:
         """The goal, once :func:`build_constraints` has made it; ValueError before."""
@@ -120,6 +123,7 @@ class GoalBinding:
                 point = point * self.carrier_scale
             return point, np.eye(3)
         point, axes = self.target_frame()
+        self.world_point = point
         space = model_space(np.array(arm.matrix_world, dtype=float))
         if self.item_kind in ("PLANE", "HALF_SPACE"):  # the target axis is a plane normal
             return space.point(point), space.normal(axes)
@@ -223,6 +227,9 @@ class ConstraintPlan:
     chain_bones: dict[str, str] = field(default_factory=dict)  # bone -> first constraint
     bindings: list[GoalBinding] = field(default_factory=list)
     specs: list[ConstraintSpec] = field(default_factory=list)  # one per solver constraint
+    # Bones asked whether the solve moves them (a Target Bone of the armature, a bone a target
+    # hangs off): the answer depends on every bone above them.
+    asked: set[str] = field(default_factory=set)
 
     def make_constraints(
         self, scales: Mapping[str, np.ndarray] | None = None
@@ -241,23 +248,36 @@ class ConstraintPlan:
         return out
 
     def check_aim(self, rig: Rig, error: Callable[[str], Exception]) -> None:
-        """Reject aim goals whose target sits on the end-effector (direction undefined)."""
-        frames = rig.figure.forward(rig.initial())
-        for spec in self.specs:
-            for binding in spec.bindings:
-                if binding.item_kind != "AIM":
-                    continue
-                world = frames[spec.effector_segment]
-                p = world[:3, :3] @ spec.point + world[:3, 3]
-                g = cast(solver.AimGoal, binding.solver_goal()).point
-                if binding.carrier is not None:
-                    cw = frames[binding.carrier]
-                    g = cw[:3, :3] @ g + cw[:3, 3]
-                if np.linalg.norm(g - p) <= 1e-6:
-                    raise error(
-                        f"Constraint '{binding.name}': the aim target is at the end-effector, "
-                        "so the aim direction is undefined; move the target away"
-                    )
+        """Reject aim goals whose target sits on the end-effector (direction undefined).
+
+        Positions come from the figure's forward kinematics at the rig's start
+        (:meth:`.rig.Rig.initial`); a plan without aim goals reads nothing.
+        """
+        aims = [
+            (spec, binding)
+            for spec in self.specs
+            for binding in spec.bindings
+            if binding.item_kind == "AIM"
+        ]
+        if not aims:
+            return
+        figure = rig.figure
+        # The kinematics' own pass (what Figure.forward runs), read at the few segments the
+        # check needs instead of as a (4, 4) matrix per segment of the figure.
+        frames = figure.kinematics.forward(figure.coupling @ rig.initial())
+        rotations, origins = frames.rotations, frames.origins
+        for spec, binding in aims:
+            s = figure.segment_index(spec.effector_segment)
+            p = rotations[s] @ spec.point + origins[s]
+            g = cast(solver.AimGoal, binding.solver_goal()).point
+            if binding.carrier is not None:
+                c = figure.segment_index(binding.carrier)
+                g = rotations[c] @ g + origins[c]
+            if np.linalg.norm(g - p) <= 1e-6:
+                raise error(
+                    f"Constraint '{binding.name}': the aim target is at the end-effector, "
+                    "so the aim direction is undefined; move the target away"
+                )
 
 
 def _chain(
@@ -358,17 +378,23 @@ def build_constraints(
         tops.append(top)
     carrying = _carrying_bones(arm, set(plan.chain_bones))
     moved = _moved_bones(arm, set(plan.chain_bones))
+
+    def carries(bone: str) -> bool:
+        plan.asked.add(bone)
+        return bone in carrying
+
     for item, top in zip(items, tops, strict=True):
         plan.figure_bones.add(item.bone)
         target = item.target
         assert target is not None, "_validate checked the target"
         carrier, carry = None, None
-        if target == arm and item.target_bone in moved:
+        if target == arm:
             # A Target Bone the solve moves rides on its segment; any other one is read where
             # Blender evaluates it (its constraints and drivers included), like an object.
-            carrier = item.target_bone
-        elif target != arm:
-            carry = find_carry(arm, target, carrying.__contains__)
+            plan.asked.add(item.target_bone)
+            carrier = item.target_bone if item.target_bone in moved else None
+        else:
+            carry = find_carry(arm, target, carries)
             carrier = None if carry is None else carry.bone
         if carrier is not None:
             plan.figure_bones.add(carrier)

@@ -17,7 +17,11 @@ What invalidates a session (the key, compared exactly except where a rounding is
   target's parents, parent types, parent bones and every RNA property of their constraints,
   which decide whether a bone carries it (:mod:`.carried`: a full Child Of or a Copy
   Transforms onto a bone carries, another constraint does not);
-* every bone's name and parent, and every number, flag and array of every bone and pose bone
+* every bone's name; the parent of every figure bone and of every bone above one the build
+  asked whether the solve moves it (a Target Bone of the armature, a bone a target hangs off:
+  :attr:`.rig_goals.ConstraintPlan.asked`), the only parents a build reads (the parent of a
+  bone can only change in Edit Mode, which every bone's rest data does not always show);
+  every number, flag and array of every bone and pose bone
   (rest matrices, lengths, connect / inherit flags, IK locks, limits, stiffness, stretch,
   rotation locks, pose scale to 1e-6 ...) except the pose channels a solve reads anyway, the
   evaluated matrices, selection / visibility and display-only settings
@@ -34,8 +38,9 @@ What invalidates a session (the key, compared exactly except where a rounding is
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -77,11 +82,47 @@ SCALE_DIGITS = 6
 #: round-off (about 1e-8), which must not force a rebuild at every solve.
 PIN_SLACK = 1e-6
 
-#: RNA type -> (its property count, (identifier, type, array dimensions) of each property).
-_DESCRIPTORS: dict[str, tuple[int, tuple[tuple[str, str, int], ...]]] = {}
-_SESSIONS: OrderedDict[int, tuple[tuple, bytes, RigSession, list[tuple[int, float]]]] = (
-    OrderedDict()
-)
+
+class _RnaPlan(NamedTuple):
+    """How :func:`_rna_values` reads one RNA type: its properties sorted by kind.
+
+    Attributes:
+        size: the type's property count when the plan was made (add-ons may add some).
+        values: the single values (numbers, flags, enums, strings) in one call, or None.
+        arrays: 1-D arrays and vectors.
+        grids: arrays of two or more dimensions (matrices).
+        pointers: pointer properties.
+        collections: collection properties.
+    """
+
+    size: int
+    values: Callable[[Any], Any] | None
+    arrays: tuple[str, ...]
+    grids: tuple[str, ...]
+    pointers: tuple[str, ...]
+    collections: tuple[str, ...]
+
+
+class _Kept(NamedTuple):
+    """A kept session and what it was built from.
+
+    Attributes:
+        key: :func:`_object_key` at the build.
+        bones: :func:`_bone_key` at the build.
+        session: the session.
+        pins: :func:`pinned_joints` of the session.
+        watched: the bones whose parent :func:`_bone_key` reads (:func:`watched_bones`).
+    """
+
+    key: tuple
+    bones: tuple
+    session: RigSession
+    pins: list[tuple[int, float]]
+    watched: tuple[str, ...]
+
+
+_PLANS: dict[str, _RnaPlan] = {}
+_SESSIONS: OrderedDict[int, _Kept] = OrderedDict()
 
 
 def _numeric_properties(rna: Any) -> tuple[tuple[str, int, Any], ...]:
@@ -132,50 +173,60 @@ def _is_property_group(value: Any) -> bool:
     return base is not None and base.identifier == "PropertyGroup"
 
 
-def _descriptors(struct: Any) -> tuple[tuple[str, str, int], ...]:
-    """(identifier, RNA type, array dimensions: 0 for a single value) of every property of
-    ``struct``'s RNA type."""
+def _plan(struct: Any) -> _RnaPlan:
+    """The :class:`_RnaPlan` of ``struct``'s RNA type (made once per type)."""
     rna = struct.bl_rna
-    known = _DESCRIPTORS.get(rna.identifier)
-    if known is not None and known[0] == len(rna.properties):
-        return known[1]
-    out = tuple(
-        (prop.identifier, prop.type, _dimensions(prop))
-        for prop in rna.properties
-        if prop.identifier != "rna_type"
-    )
-    _DESCRIPTORS[rna.identifier] = (len(rna.properties), out)
-    return out
-
-
-def _dimensions(prop: Any) -> int:
-    """How many dimensions an RNA property's array has (0: not an array)."""
-    if not getattr(prop, "is_array", False):
-        return 0
-    return max(sum(1 for d in prop.array_dimensions if d > 0), 1)
+    known = _PLANS.get(rna.identifier)
+    if known is not None and known.size == len(rna.properties):
+        return known
+    kinds: dict[str, list[str]] = {"values": [], "arrays": [], "grids": [], "pointers": [],
+                                   "collections": []}  # fmt: skip
+    for prop in rna.properties:
+        ident = prop.identifier
+        if ident == "rna_type":
+            continue
+        if prop.type == "POINTER":
+            kinds["pointers"].append(ident)
+        elif prop.type == "COLLECTION":
+            kinds["collections"].append(ident)
+        elif not getattr(prop, "is_array", False):
+            kinds["values"].append(ident)
+        elif sum(1 for d in prop.array_dimensions if d > 0) > 1:
+            kinds["grids"].append(ident)
+        else:
+            kinds["arrays"].append(ident)
+    values = kinds["values"]
+    plan = _RnaPlan(
+        len(rna.properties), attrgetter(*values) if values else None, tuple(kinds["arrays"]),
+        tuple(kinds["grids"]), tuple(kinds["pointers"]), tuple(kinds["collections"]),
+    )  # fmt: skip
+    _PLANS[rna.identifier] = plan
+    return plan
 
 
 def _rna_values(struct: Any) -> tuple:
     """Every RNA property of ``struct`` (a property group or a constraint): values, pointers
-    by address (property groups by contents), collections item by item."""
-    out: list[Any] = []
-    for ident, kind, dimensions in _descriptors(struct):
+    by address (property groups by contents), collections item by item.
+
+    The single values are read in one ``attrgetter`` call (C, not a Python loop per
+    property): a key reads a few hundred of them per solve.
+    """
+    plan = _plan(struct)
+    out: list[Any] = [None if plan.values is None else plan.values(struct)]
+    for ident in plan.arrays:  # a slice of a 1-D RNA array (or vector) is a tuple of values
+        out.append(tuple(getattr(struct, ident)[:]))
+    for ident in plan.grids:
+        out.append(tuple(np.array(getattr(struct, ident), dtype=float).ravel()))
+    for ident in plan.pointers:
         value = getattr(struct, ident)
-        if kind == "POINTER":
-            if value is None:
-                out.append(None)
-            elif _is_property_group(value):
-                out.append(_rna_values(value))
-            else:  # an ID or a struct owned elsewhere: which one, not its contents
-                out.append(value.as_pointer())
-        elif kind == "COLLECTION":
-            out.append(tuple(_rna_values(item) for item in value))
-        elif dimensions == 1:  # a slice of a 1-D RNA array (or vector) is a tuple of values
-            out.append(tuple(value[:]))
-        elif dimensions:
-            out.append(tuple(np.array(value, dtype=float).ravel()))
-        else:
-            out.append(value)
+        if value is None:
+            out.append(None)
+        elif _is_property_group(value):
+            out.append(_rna_values(value))
+        else:  # an ID or a struct owned elsewhere: which one, not its contents
+            out.append(value.as_pointer())
+    for ident in plan.collections:
+        out.append(tuple(_rna_values(item) for item in getattr(struct, ident)))
     return tuple(out)
 
 
@@ -196,30 +247,48 @@ def _object_key(obj: bpy.types.Object, settings: ReachSettings, only_selected: b
     """The armature object and its Reach settings (see the module docstring)."""
     m = np.array(obj.matrix_world, dtype=float)[:3, :3]
     data = armature_data(obj)
-    bones = data.bones
     return (
         obj.as_pointer(), obj.session_uid, obj.type, obj.mode, data.as_pointer(),
         tuple((m.T @ m).round(12).ravel()), bool(np.linalg.det(m) < 0.0), only_selected,
         _rna_values(settings), tuple(_parentage(item.target) for item in settings.constraints),
-        tuple(bones.keys()), tuple(p.name if (p := b.parent) is not None else "" for b in bones),
+        tuple(data.bones.keys()),
     )  # fmt: skip
 
 
-def _bone_key(obj: bpy.types.Object, session: RigSession) -> bytes:
-    """Bones, pose bones, bone constraints and pinned channels (see the module docstring)."""
+def watched_bones(obj: bpy.types.Object, session: RigSession) -> tuple[str, ...]:
+    """The bones whose parent the build of ``session`` read: every figure bone (their
+    ancestors are figure bones too) and every bone at or above one the build asked whether
+    the solve moves it (:attr:`.rig.Rig.asked`).
+
+    While each of these keeps its parent (and its name), every bone the build walked up from
+    reaches the same bones: the figure, its chains and which bones the solve moves are the
+    same.
+    """
+    bones = armature_data(obj).bones
+    out = dict.fromkeys(session.rig.bones)
+    for name in sorted(session.rig.asked):
+        bone = bones.get(name)
+        while bone is not None and bone.name not in out:
+            out[bone.name] = None
+            bone = bone.parent
+    return tuple(out)
+
+
+def _bone_key(obj: bpy.types.Object, session: RigSession, watched: tuple[str, ...]) -> tuple:
+    """Bones, pose bones, the parents of the ``watched`` bones, bone constraints and Reach
+    bone settings of the figure bones (see the module docstring)."""
     pose_bones = obj.pose.bones
     bones = armature_data(obj).bones
-    parts = [
-        _gather(bones, _numeric_properties(bones[0].bl_rna)),
-        _gather(pose_bones, _numeric_properties(pose_bones[0].bl_rna)),
-    ]
+    numbers = _gather(bones, _numeric_properties(bones[0].bl_rna)) + _gather(
+        pose_bones, _numeric_properties(pose_bones[0].bl_rna)
+    )
+    parents = tuple(p.name if (p := bones[name].parent) is not None else "" for name in watched)
     extra: list[Any] = []
-    rig = session.rig
-    for name in rig.bones:
+    for name in session.rig.bones:
         pb = pose_bones[name]
         extra.append((pb.rotation_mode, pb.bone.inherit_scale, _rna_values(bone_settings_of(pb))))
         extra.append(tuple(_rna_values(c) for c in pb.constraints))
-    return b"".join(parts) + repr(extra).encode()
+    return numbers, parents, tuple(extra)
 
 
 def pinned_joints(session: RigSession) -> list[tuple[int, float]]:
@@ -264,15 +333,23 @@ def session_for(
     """
     key = _object_key(obj, settings, only_selected)
     kept = _SESSIONS.pop(obj.session_uid, None)
-    if kept is not None and kept[0] == key and kept[1] == _bone_key(obj, kept[2]):
-        session = kept[2]
+    # The object key first: it holds every bone's name, so the watched bones still exist.
+    if (
+        kept is not None
+        and kept.key == key
+        and kept.bones == _bone_key(obj, kept.session, kept.watched)
+    ):
+        session = kept.session
         session.scene, session.view_layer = scene, view_layer
         session.refresh()
-        if _pins_hold(session, kept[3]):
+        if _pins_hold(session, kept.pins):
             _SESSIONS[obj.session_uid] = kept
             return session
     session = RigSession(obj, settings, scene, view_layer, only_selected)
-    _SESSIONS[obj.session_uid] = (key, _bone_key(obj, session), session, pinned_joints(session))
+    watched = watched_bones(obj, session)
+    _SESSIONS[obj.session_uid] = _Kept(
+        key, _bone_key(obj, session, watched), session, pinned_joints(session), watched
+    )
     while len(_SESSIONS) > CAPACITY:
         _SESSIONS.popitem(last=False)
     return session

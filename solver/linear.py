@@ -47,15 +47,36 @@ class LinearSystem:
 
     def normalised(self) -> LinearSystem:
         """Rows scaled to unit length (the Appendix assumes unit ``a_i``); zero rows dropped."""
-        norms = np.linalg.norm(self.A, axis=1)
-        keep = norms > 1e-14
-        scale = norms[keep]
-        return LinearSystem(
-            self.A[keep] / scale[:, None],
-            self.b[keep] / scale,
-            self.equality[keep],
-            [label for label, k in zip(self.labels, keep, strict=True) if k],
-        )
+        return UnitRows(self).system(self.b)
+
+
+class UnitRows:
+    """Rows ``A`` scaled to unit length once, for right-hand sides that change.
+
+    A solve's rows in its variables keep ``A`` from solve to solve; only ``b`` moves with
+    the coordinates held fixed. Normalising ``A`` once saves the row norms, the copies
+    and the label list at every solve.
+
+    Args:
+        rows: the rows (``b`` unused); zero rows (length <= 1e-14) are dropped.
+    """
+
+    def __init__(self, rows: LinearSystem) -> None:
+        norms = np.linalg.norm(rows.A, axis=1)
+        self.keep = norms > 1e-14  # (k,) bool: the non-zero rows
+        self.norms = norms[self.keep]  # (kept,) their lengths
+        self.A = rows.A[self.keep] / self.norms[:, None]
+        self.equality = rows.equality[self.keep]
+        self.labels = [label for label, k in zip(rows.labels, self.keep, strict=True) if k]
+        self.A.flags.writeable = self.equality.flags.writeable = False  # shared, see system()
+
+    def system(self, b: np.ndarray) -> LinearSystem:
+        """The unit rows with right-hand sides ``b`` (k,) of the original rows.
+
+        The system shares ``A``, ``equality`` and ``labels`` with every other one built
+        here (read-only arrays); ``b`` is its own.
+        """
+        return LinearSystem(self.A, b[self.keep] / self.norms, self.equality, self.labels)
 
 
 def _fmt(value: float) -> str:

@@ -23,7 +23,7 @@ from .errors import InvalidInputError, UnknownNameError
 from .figure import Figure
 from .goals.base import Blocks, Goal, Report
 from .kinematics import Frames, Kinematics, index_or_slice
-from .linear import LinearSystem, coordinate_system
+from .linear import LinearSystem, UnitRows, coordinate_system
 
 
 @dataclass
@@ -33,6 +33,12 @@ class _Member:
     goal: Goal
     carried: dict[str, int]  # goal part name -> its row in the problem's vector table
     slots: dict[str, int]  # block key ("point", "goal.point", ...) -> column in the stack
+    #: Whether the goal's class has a :meth:`Goal.check_geometry` of its own (the base one
+    #: accepts everything, so :meth:`Problem.check_goals` skips the goal).
+    checked: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.checked = type(self.goal).check_geometry is not Goal.check_geometry
 
 
 @dataclass
@@ -186,6 +192,7 @@ class Problem:
         self.base = np.array(coords, dtype=float)
         coordinate_rows = coordinate_system(figure)
         self._rows = coordinate_rows
+        self._unit_rows: UnitRows | None = None
         self.system = self._variable_system()
         self._q_fixed = figure.coupling[:, self.fixed] @ self.base[self.fixed]
         self._segments: list[int] = []  # the vector table: each vector's segment,
@@ -285,10 +292,16 @@ class Problem:
         return _Term(c, members, names, effector, rows)
 
     def _variable_system(self) -> LinearSystem:
+        """The rows in ``y`` (unit length) at the current ``base``.
+
+        ``A`` in ``y`` is fixed for this problem, so it is normalised once; a rebase
+        recomputes only the right-hand sides.
+        """
         rows = self._rows
-        a = rows.A[:, self.variables] * self.scale
-        b = rows.b - rows.A[:, self.fixed] @ self.base[self.fixed]
-        return LinearSystem(a, b, rows.equality, rows.labels).normalised()
+        if self._unit_rows is None:
+            a = rows.A[:, self.variables] * self.scale
+            self._unit_rows = UnitRows(LinearSystem(a, rows.b, rows.equality, rows.labels))
+        return self._unit_rows.system(rows.b - rows.A[:, self.fixed] @ self.base[self.fixed])
 
     def rebase(self, coords: np.ndarray) -> None:
         """Hold non-variable coordinates at ``coords`` (n_coords,) from now on."""
@@ -426,10 +439,18 @@ class Problem:
         return TermValue(weight, res, jac, member.goal, effector, geometry, blocks)
 
     def check_goals(self, y: np.ndarray) -> None:
-        """Raise :class:`InvalidInputError` where a goal is undefined at ``y``."""
-        vectors = self._vectors(self.frames(y))
+        """Raise :class:`InvalidInputError` where a goal is undefined at ``y``.
+
+        Only goals with a check of their own (:attr:`_Member.checked`) are looked at: the
+        others could never raise, and their world geometry costs as much as the check.
+        """
+        vectors = None
         for term in self.terms:
-            for member in term.members:
+            checked = [member for member in term.members if member.checked]
+            if not checked:
+                continue
+            vectors = self._vectors(self.frames(y)) if vectors is None else vectors
+            for member in checked:
                 effector, geometry = self._parts(term, member, vectors)
                 label = f"constraint {term.constraint.name!r}"
                 member.goal.check_geometry(effector, geometry, label)

@@ -83,7 +83,7 @@ class ScaledEvaluation:
         g: (n,) scaled gradient.
     """
 
-    __slots__ = ("_gn", "_scaled", "f", "g", "raw")
+    __slots__ = ("_factor", "_gn", "_scaled", "f", "g", "raw")
 
     def __init__(self, raw: Evaluation, scaled: ScaledProblem) -> None:
         self.raw = raw
@@ -91,6 +91,7 @@ class ScaledEvaluation:
         self.f = raw.f * scaled.inverse_square
         self.g = raw.g * scaled.unit * scaled.inverse_square
         self._gn: np.ndarray | None = None
+        self._factor: np.ndarray | None = None
 
     @property
     def reached(self) -> bool:
@@ -98,9 +99,16 @@ class ScaledEvaluation:
         return self.raw.reached
 
     def gauss_newton_factor(self) -> np.ndarray:
-        """Scaled factor ``F D / L`` (m, n): its ``F^T F`` is :meth:`gauss_newton`."""
-        factor = self.raw.gauss_newton_factor()  # type: ignore[attr-defined]
-        return factor * (self._scaled.unit / self._scaled.length)
+        """Scaled factor ``F D / L`` (m, n): its ``F^T F`` is :meth:`gauss_newton`.
+
+        Cached (read-only): the hybrid optimiser asks for it twice per point, to seed ``H``
+        there and to judge the step from there (:meth:`GaussNewtonHybrid.reseed_after`).
+        """
+        if self._factor is None:
+            factor = self.raw.gauss_newton_factor()  # type: ignore[attr-defined]
+            self._factor = factor * (self._scaled.unit / self._scaled.length)
+            self._factor.flags.writeable = False
+        return self._factor
 
     def gauss_newton(self) -> np.ndarray:
         """Scaled Gauss-Newton matrix (n, n)."""

@@ -226,7 +226,12 @@ class Solver:
         """Restart after a run that misses a goal; the best run, total iterations, restarts."""
         nit, tries = outcome.nit, 0
         best = outcome
-        if best.evaluation.reached or not self.restarts or binds(scaled.system, best.active):
+        if (
+            best.status == Status.GOAL_REACHED  # the run saw every goal met (asked there)
+            or best.evaluation.reached
+            or not self.restarts
+            or binds(scaled.system, best.active)
+        ):
             return best, nit, tries
         sampler = StartSampler(scaled, z0, self.seed)
 
@@ -322,7 +327,8 @@ class Solver:
         unmet = tuple(r.name for r in residuals if not r.satisfied)
         return IKResult(
             x=coords,
-            joint_values=self.figure.joint_values(coords),
+            # figure.joint_values(coords) without re-checking the solver's own finite coords
+            joint_values=self.figure.coupling @ coords,
             joint_names=self.figure.joint_names,
             status=status,
             message=stop_message(status, unmet, active_set),

@@ -473,6 +473,13 @@ def test_scaled_evaluation_offers_the_gauss_newton_factor() -> None:
     e = scaled.evaluate(np.array([0.3, -0.4, 0.2]))
     factor = e.gauss_newton_factor()
     np.testing.assert_allclose(factor.T @ factor, e.gauss_newton(), rtol=1e-12, atol=1e-14)
+    # Kept for the point (seed and re-seed test both ask for it), and read-only, so a
+    # caller cannot change what the other sees.
+    assert e.gauss_newton_factor() is factor
+    with pytest.raises(ValueError):
+        factor[0, 0] = 1.0
+    other = scaled.evaluate(np.array([0.1, 0.2, -0.3]))
+    assert not np.allclose(other.gauss_newton_factor(), factor)
 
 
 def _chain_at_a_vertex(seed: int) -> tuple[Figure, Constraint, np.ndarray]:

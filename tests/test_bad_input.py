@@ -110,6 +110,25 @@ def test_aim_from_the_target_itself_is_rejected_by_name() -> None:
         solve(fig, [c])
 
 
+def test_goal_checks_run_inside_disjunctions_and_for_goals_with_their_own_check() -> None:
+    """Only goals with a geometry check of their own are checked at the start: one inside a
+    disjunction, next to a solved position goal and a goal subclass that adds a check, is
+    still checked (the checked goals are found by their class, not by a list)."""
+    fig = arm()
+    effector = EndEffector("lower", (1, 0, 0), x=(1, 0, 0))
+    either = Disjunction([PositionGoal((1.0, 1.0, 0.0)), AimGoal((2, 0, 0))])
+    plain = Constraint(effector, PositionGoal((0.5, 1.0, 0.0)), name="plain")
+    with pytest.raises(InvalidInputError, match="either"):
+        solve(fig, [plain, Constraint(effector, either, name="either")])
+
+    class Fussy(PositionGoal):
+        def check_geometry(self, e: dict, g: dict, label: str) -> None:
+            raise InvalidInputError(f"{label}: fussy")
+
+    with pytest.raises(InvalidInputError, match="'picky': fussy"):
+        solve(fig, [plain, Constraint(effector, Fussy((1.0, 1.0, 0.0)), name="picky")])
+
+
 # -------------------------------------------------------------- unknown names
 @pytest.mark.parametrize(
     "action",

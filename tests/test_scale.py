@@ -13,6 +13,7 @@ from solver import (
     Solver,
     Status,
 )
+from solver.problem import Problem
 from solver.scale import ScaledProblem, characteristic_length
 from tests import arm7
 from tests.solver_checks import central_difference
@@ -182,6 +183,35 @@ def test_rebased_rows_equal_freshly_scaled_rows() -> None:
     fresh = ScaledProblem(solver.problem, solver.length)
     assert np.allclose(kept.system.A, fresh.system.A) and np.allclose(kept.system.b, fresh.system.b)
     assert kept.system.labels == fresh.system.labels
+
+
+def test_rebased_problem_rows_equal_fresh_rows_and_follow_new_rows() -> None:
+    """The problem normalises its rows in ``y`` once; a rebase must give the rows a fresh
+    problem builds at the new start, and a row added to the figure must reach the next solve."""
+    fig = Figure()
+    fig.add_segment("a")
+    fig.add_revolute("a", "z", -1.0, 1.0)
+    fig.add_revolute("a", "y", -1.0, 1.0)
+    fig.add_segment("b", parent="a", translation=(2.0, 0.0, 0.0))
+    fig.add_revolute("b", "z", -1.0, 1.0, rigidity=1.0)  # held: its value moves b of a row
+    fig.add_linear_constraint({fig.joint_names[0]: 0.5, fig.joint_names[2]: 1.0}, upper=0.5)
+    fig.add_segment("tip", parent="b", translation=(2.0, 0.0, 0.0))
+    constraints = [Constraint(EndEffector("tip"), PositionGoal((3.0, 1.0, 0.0)))]
+    solver = Solver(fig, constraints, restarts=0)
+    solver.solve(initial=[0.0, 0.0, 0.2])
+    kept = solver.problem
+    solver.solve(initial=[0.1, 0.2, -0.4])
+    assert solver.problem is kept
+    fresh = Problem(fig, constraints, np.array([0.1, 0.2, -0.4]))
+    np.testing.assert_array_equal(kept.system.A, fresh.system.A)
+    np.testing.assert_array_equal(kept.system.b, fresh.system.b)
+    assert kept.system.labels == fresh.system.labels
+    assert not np.array_equal(kept.system.b, Problem(fig, constraints, np.zeros(3)).system.b)
+    # A new row changes A: the next solve must obey it.
+    fig.add_linear_constraint({fig.joint_names[0]: 1.0, fig.joint_names[1]: 1.0}, upper=-0.3)
+    result = solver.solve(initial=[0.0, 0.0, 0.0])
+    assert result.x[0] + result.x[1] <= -0.3 + 1e-9
+    assert solver.problem.system.A.shape[0] == kept.system.A.shape[0] + 1
 
 
 def test_rest_change_between_solves_rescales_the_defaults() -> None:

@@ -36,9 +36,17 @@ def add_row(h: np.ndarray, a: np.ndarray) -> np.ndarray | None:
     """
     ha = h @ a
     denom = float(a @ ha)
-    if denom <= 1e-12 * float(np.trace(h)) / max(len(a), 1) or denom <= 1e-300:
+    if denom <= 1e-12 * float(h.trace()) / max(len(a), 1) or denom <= 1e-300:
         return None
-    return h - np.outer(ha, ha) / denom
+    return _minus_outer(h, ha, denom)
+
+
+def _minus_outer(h: np.ndarray, v: np.ndarray, denom: float) -> np.ndarray:
+    """``h - v v^T / denom`` (n, n), a new array, with one temporary instead of three."""
+    out = v[:, None] * v  # the outer product, as np.outer computes it
+    out /= denom
+    np.subtract(h, out, out=out)
+    return out
 
 
 def drop_row(h: np.ndarray, pa: np.ndarray) -> np.ndarray:
@@ -125,11 +133,16 @@ def damped_inverse(
     mu = mu_of(float(np.einsum("ij,ij->", factor, factor)) / max(n, 1), f)
     if m >= n:
         return inverse_spd(factor.T @ factor + mu * np.eye(n))
-    lower = np.linalg.cholesky(mu * np.eye(m) + factor @ factor.T)
+    # In place on the diagonals (``flat[:: k + 1]``): no identity matrices built.
+    inner = factor @ factor.T
+    inner.flat[:: m + 1] += mu
+    lower = np.linalg.cholesky(inner)
     x = np.linalg.solve(lower, factor)  # L^{-1} F, (m, n)
-    h = -(x.T @ x)
-    h[np.diag_indices(n)] += 1.0
-    return h / mu
+    h = x.T @ x
+    np.negative(h, out=h)
+    h.flat[:: n + 1] += 1.0
+    h /= mu
+    return h
 
 
 class HessianStrategy(Protocol):

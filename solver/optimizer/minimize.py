@@ -97,6 +97,7 @@ def minimize(
     y = np.array(y0, dtype=float)
     n = len(y)
     e = count(y)
+    met = e.reached  # every goal met at y: asked once per point (not on passes that stay)
     if callback is not None:
         callback(y.copy(), e.f)
     active = ActiveSet(system)
@@ -132,7 +133,7 @@ def minimize(
     fresh = False  # H was re-seeded at this point (hybrid only)
     status = Status.MAX_ITERATIONS
     while True:
-        if e.reached:
+        if met:
             status = Status.GOAL_REACHED
             break
         if deadline is not None and time.perf_counter() >= deadline:
@@ -198,11 +199,11 @@ def minimize(
         free = inequality.copy()
         free[active.rows] = False
         rate = a_rows @ s
-        blocking = np.flatnonzero(free & (rate > 1e-12 * np.linalg.norm(s)))
+        blocking = (free & (rate > 1e-12 * math.sqrt(float(s @ s)))).nonzero()[0]
         t_cap, j = min(1.0, max_step / max(float(np.abs(s).max()), 1e-300)), -1
         if len(blocking):
             ratios = np.maximum(b[blocking] - a_rows[blocking] @ y, 0.0) / rate[blocking]
-            k = int(np.argmin(ratios))
+            k = int(ratios.argmin())
             if ratios[k] <= t_cap:
                 t_cap, j = float(ratios[k]), int(blocking[k])
         if j >= 0 and t_cap <= 1e-15:
@@ -224,7 +225,7 @@ def minimize(
             continue
         t, e_new = powell_search(count, y, s, e, t_cap)
         y_new = y + t * s if e_new is not None else y
-        if e_new is None or not np.any(y_new != y) or not e_new.f < e.f:
+        if e_new is None or not (y_new != y).any() or not e_new.f < e.f:
             if strategy.reseeds and not fresh:
                 h, fresh = seeded(e), True
                 reseeds += 1
@@ -238,6 +239,7 @@ def minimize(
         creeping = creeping + 1 if e.f - e_new.f <= CREEP * (1.0 + abs(e_new.f)) else 0
         sigma = y_new - y
         y, e_old, e = y_new, e, e_new
+        met = e.reached
         nit += 1
         stalls = 0
         blocked.clear()
@@ -248,7 +250,7 @@ def minimize(
             if not active.is_dependent(j):
                 h = enter(h, j)
             continue
-        if e.reached:  # the loop ends here: building the next H would be wasted work
+        if met:  # the loop ends here: building the next H would be wasted work
             status = Status.GOAL_REACHED
             break
         if strategy.reseed_after(e_old, sigma, e.f):  # type: ignore[arg-type]

@@ -253,6 +253,24 @@ def test_successful_bake_keeps_unbaked_pose_edits(clean_scene: bpy.types.Scene) 
     assert not np.allclose(np.array(b1.rotation_quaternion), before["b1"][3:7])  # baked
 
 
+def test_successful_bake_puts_back_unbaked_edits_its_frames_played_over(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    """An un-keyed edit of a keyed channel the bake does not key (b0's location): stepping
+    the frames plays the channel's keys over the edit, so finishing must write it back."""
+    obj, ik = _rig()
+    b0 = obj.pose.bones["b0"]
+    b0.location = (0.0, 0.0, 0.25)  # keyed at frame 3 with (0, 0, 0)
+    before = pose_of(obj)
+    run_op(bpy.ops.reach.bake)
+    assert not ik.mute and clean_scene.frame_current == 7
+    assert (obj.animation_data.action is not None) and any(
+        f.data_path == 'pose.bones["b0"].location' for f in fcurves(obj)
+    )
+    assert np.array_equal(np.array(b0.location), before["b0"][:3])
+    assert np.array_equal(np.array(obj.pose.bones["b1"].scale), before["b1"][-3:])
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_esc_after_the_keys_are_written_restores_everything(
     clean_scene: bpy.types.Scene, extension: ModuleType, target: str

@@ -174,10 +174,10 @@ EDITS: dict[str, Callable[[bpy.types.Object], None]] = {
 }
 
 
-def _target_parented(obj: bpy.types.Object) -> None:
+def _target_parented(obj: bpy.types.Object, bone: str = "b1") -> None:
     target = bpy.data.objects["T"]
     world = target.matrix_world.copy()
-    target.parent, target.parent_type, target.parent_bone = obj, "BONE", "b1"
+    target.parent, target.parent_type, target.parent_bone = obj, "BONE", bone
     bpy.context.view_layer.update()
     target.matrix_world = world
 
@@ -208,11 +208,35 @@ def _child_of_channel_off(obj: bpy.types.Object) -> None:
 
 EDITS["target Child Of channel switched off"] = _child_of_channel_off
 
+
+def _target_on_a_loose_bone(obj: bpy.types.Object) -> None:
+    """A target parented to a bone outside the chain (not carried: the solve does not move
+    it)."""
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    loose = obj.data.edit_bones.new("loose")
+    loose.head, loose.tail = (1.0, 0.5, 2.0), (1.0, 0.5, 2.5)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    _target_parented(obj, "loose")
+
+
+def _loose_bone_parented_to_the_chain(obj: bpy.types.Object) -> None:
+    """The target's bone (not a figure bone) now hangs below a solved bone: it carries."""
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    bones = obj.data.edit_bones
+    bones["loose"].parent = bones["b1"]
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
+EDITS["target's bone re-parented under the chain"] = _loose_bone_parented_to_the_chain
+
 #: What an edit needs in place before the session is kept.
 PREPARE: dict[str, Callable[[bpy.types.Object], None]] = {
     "Limit Rotation edited": _limit_rotation,
     "target constraint muted": _carried_target_with_constraint,
     "target Child Of channel switched off": _target_held_by_child_of,
+    "target's bone re-parented under the chain": _target_on_a_loose_bone,
 }
 
 
@@ -271,3 +295,22 @@ def test_solve_operator_uses_the_kept_session(
     assert bpy.ops.reach.solve() == {"FINISHED"}
     assert _session(extension, obj) is kept
     assert np.linalg.norm(world_bone_tail(obj, "b3") - np.array(target.location)) < 1e-4
+
+
+def test_an_aim_target_moved_onto_its_effector_is_refused_by_a_kept_session(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """The aim check runs again on every re-read of a kept session, not only at its build."""
+    obj, _target = _chain_scene()
+    aim = add_empty("A", (2.0, 0.0, 1.0))
+    add_constraint(obj, "b2", aim, "AIM", effector="HEAD")
+    kept = _session(extension, obj)
+    kept.solve_frame()
+    aim.matrix_world.translation = obj.matrix_world @ obj.pose.bones["b2"].head
+    bpy.context.view_layer.update()
+    rig_error = importlib.import_module(f"{extension.__name__}.bridge.rig").RigError
+    with pytest.raises(rig_error, match=r"'b2 Aim'.*aim target is at the end-effector"):
+        _session(extension, obj)
+    aim.location = (2.0, 0.0, 1.0)  # moved away: solved again, no error
+    bpy.context.view_layer.update()
+    _session(extension, obj).solve_frame()
