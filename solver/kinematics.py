@@ -38,10 +38,12 @@ from .structure import REVOLUTE
 if TYPE_CHECKING:
     from .structure import Joint, Segment
 
-# Flat (row-major) positions in a 3x3 matrix of the entries of -[v]x:
-# -[v]x = [[0, v2, -v1], [-v2, 0, v0], [v1, -v0, 0]].
-_PLUS = np.array([5, 6, 1])  # entries equal to +v0, +v1, +v2
-_MINUS = np.array([7, 2, 3])  # entries equal to -v0, -v1, -v2
+# -[v]x = [[0, v2, -v1], [-v2, 0, v0], [v1, -v0, 0]] flattened (row-major) is v @ _NEG_SKEW:
+# one product builds the matrices of many vectors.
+_NEG_SKEW = np.zeros((3, 9))
+_NEG_SKEW[[0, 1, 2], [5, 6, 1]] = 1.0
+_NEG_SKEW[[0, 1, 2], [7, 2, 3]] = -1.0
+_NEG_SKEW.setflags(write=False)
 
 
 @dataclass
@@ -380,10 +382,8 @@ class Kinematics:
         """
         count = len(vectors)
         turning = frames.turning[carried.joints]  # (J, 3)
-        neg_skew = np.zeros((count, 9))
-        neg_skew[:, _PLUS] = vectors
-        neg_skew[:, _MINUS] = -vectors
-        out = neg_skew.reshape(count, 3, 3) @ turning.T  # (V, 3, J): -v x turning
+        neg_skew = (vectors @ _NEG_SKEW).reshape(count, 3, 3)
+        out = neg_skew @ turning.T  # (V, 3, J): -v x turning
         out[carried.points] += frames.moving[carried.joints].T
         for v, rows, hinges in carried.anchored:
             shift = frames.hinge_origins[hinges] - vectors[v]  # (k, 3): c - v

@@ -53,26 +53,46 @@ class _Term:
     constraint: Constraint
     members: list[_Member]
     names: list[str]  # effector parts used, "point" first if present
-    effector: slice  # rows of the effector parts in the vector table
+    effector: tuple[tuple[str, int], ...]  # (part name, row in the vector table)
     rows: slice  # rows of all its vectors: effector parts, then carried goal parts
-    last_blocks: object = None  # the last block list, its member, and its stacked form
+    last_blocks: object = None  # the last block list and its member,
     last_member: object = None
-    last_stacked: np.ndarray | None = None
+    last_stacked: np.ndarray | None | bool = False  # their stacked form (False: not built)
 
-    def stacked_blocks(self, member: _Member, blocks: Blocks, rows: int) -> np.ndarray | None:
-        """The blocks of a residual side by side, (m, 3 * vectors), cached per block list;
-        None when that is the identity (a position goal's), so the Jacobian is the columns."""
+    def jacobian(
+        self, member: _Member, blocks: Blocks, rows: int, columns: np.ndarray
+    ) -> np.ndarray:
+        """The Jacobian (m, n) of a residual of ``rows`` = m rows with derivative ``blocks``
+        (each (m, 3)), from the (3 * vectors, n) ``columns`` of the term's rows.
+
+        A goal whose blocks are constant returns the same list each time: from its second
+        time on, its blocks side by side (:meth:`stacked_blocks`) are kept and the Jacobian
+        is one product, or the columns themselves when that stack is the identity (a
+        position goal's). Blocks seen once are multiplied one by one.
+        """
         if blocks is self.last_blocks and member is self.last_member:
-            return self.last_stacked
-        size = 3 * (self.rows.stop - self.rows.start)
+            if self.last_stacked is False:
+                self.last_stacked = self.stacked_blocks(member, blocks, rows, len(columns))
+            stacked = self.last_stacked
+            return columns if stacked is None else stacked @ columns  # type: ignore[operator]
+        self.last_blocks, self.last_member, self.last_stacked = blocks, member, False
+        jac = None
+        for key, block in blocks:
+            slot = member.slots.get(key)
+            if slot is not None:
+                step = block @ columns[slot : slot + 3]
+                jac = step if jac is None else jac + step
+        return np.zeros((rows, columns.shape[1])) if jac is None else jac
+
+    @staticmethod
+    def stacked_blocks(member: _Member, blocks: Blocks, rows: int, size: int) -> np.ndarray | None:
+        """The blocks side by side, (rows, size); None when that is the identity."""
         out = np.zeros((rows, size))
         for key, block in blocks:
             slot = member.slots.get(key)
             if slot is not None:
                 out[:, slot : slot + 3] += block
-        stacked = None if rows == size and np.array_equal(out, np.eye(size)) else out
-        self.last_blocks, self.last_member, self.last_stacked = blocks, member, stacked
-        return stacked
+        return None if out.shape == (size, size) and np.array_equal(out, np.eye(size)) else out
 
 
 @dataclass
@@ -175,7 +195,7 @@ class Problem:
             # input, say so; a joint-less figure is a setup mistake.
             raise InvalidInputError("the figure has no joints; add joints before solving")
         self.kinematics = figure.kinematics
-        self._last_frames: tuple[int, np.ndarray, Frames] | None = None
+        self._last_frames: tuple[int, bytes, Frames] | None = None
         self.version = figure.version
         chains = np.zeros(len(figure.joints), dtype=bool)
         for c in self.constraints:
@@ -270,9 +290,7 @@ class Problem:
         needs = {p for m in c.goal.members() for p in m.needs}
         names = [p for p in ("point", "x", "y") if p in needs]
         start = len(self._segments)
-        for name in names:
-            self._vector(seg, local[name], name == "point")
-        effector = slice(start, len(self._segments))
+        effector = tuple((name, self._vector(seg, local[name], name == "point")) for name in names)
         members = []
         for goal in c.goal.members():
             carried = {}
@@ -342,10 +360,11 @@ class Problem:
         q = self._q_fixed + self.coupling @ y
         key = self.figure.rest_version
         last = self._last_frames
-        if last is not None and last[0] == key and np.array_equal(last[1], q):
+        # Bit-equal q (cheaper than np.array_equal; a -0.0 for 0.0 only costs a new pass).
+        if last is not None and last[0] == key and last[1] == q.tobytes():
             return last[2]
         frames = self.kinematics.forward(q)
-        self._last_frames = (key, q, frames)
+        self._last_frames = (key, q.tobytes(), frames)
         return frames
 
     def evaluate(self, y: np.ndarray) -> Evaluation:
@@ -406,7 +425,7 @@ class Problem:
         term: _Term, member: _Member, vectors: np.ndarray
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """A member's effector parts and goal parts (carried ones in world), keyed by name."""
-        effector = dict(zip(term.names, vectors[term.effector], strict=True))
+        effector = {name: vectors[row] for name, row in term.effector}
         geometry = member.goal.geometry()
         for name, row in member.carried.items():
             geometry[name] = vectors[row]
@@ -433,8 +452,7 @@ class Problem:
         assert best is not None
         _, member, effector, geometry, res, blocks = best
         own = columns[3 * term.rows.start : 3 * term.rows.stop]
-        stacked = term.stacked_blocks(member, blocks, len(res))
-        jac = own if stacked is None else stacked @ own
+        jac = term.jacobian(member, blocks, len(res), own)
         weight = term.constraint.weight
         return TermValue(weight, res, jac, member.goal, effector, geometry, blocks)
 
