@@ -64,11 +64,15 @@ def fcurves(obj: bpy.types.Object) -> list[bpy.types.FCurve]:
 
 
 def find_fcurve(obj: bpy.types.Object, data_path: str, index: int) -> bpy.types.FCurve | None:
-    """The F-curve for ``data_path[index]`` on ``obj``, or None."""
-    for fcurve in fcurves(obj):
-        if fcurve.data_path == data_path and fcurve.array_index == index:
-            return fcurve
-    return None
+    """The F-curve for ``data_path[index]`` on ``obj``, or None.
+
+    Blender's own lookup (the first such F-curve, as a scan of :func:`fcurves` finds), in C:
+    a scan in Python reads two properties of every F-curve, which made the start of a bake of
+    the demo metarig's 66 channels on an action keying all its 159 bones (1576 F-curves) take
+    about 80 ms of CPU instead of 15.
+    """
+    container = fcurve_container(obj)
+    return None if container is None else container.fcurves.find(data_path, index=index)
 
 
 def ensure_fcurve(

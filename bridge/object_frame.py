@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 EPS_SCALE = 1e-9
 #: Goal types with an orientation part: not exact on a sheared armature.
 ORIENTATION_GOALS = ("ORIENTATION", "POSITION_ORIENTATION")
+#: Object frames kept by :func:`object_frame` (all dropped when it is full).
+KEPT_FRAMES = 64
+_FRAMES: dict[tuple[bytes, float], tuple[np.ndarray, np.ndarray]] = {}
 
 
 def shear_source(obj: bpy.types.Object) -> bpy.types.Object:
@@ -118,13 +121,30 @@ def object_frame(obj: bpy.types.Object, scale: float) -> tuple[np.ndarray, np.nd
     """Translation (3,) and rotation (3, 3) of the armature object (scale removed) in the
     model's world (:mod:`.model_space`; the origin and identity on a sheared armature).
 
+    Every solve and every baked frame asks for it, mostly with the same world matrix, so
+    frames are kept by the exact matrix and ``scale`` (:data:`KEPT_FRAMES` at most); their
+    arrays are read-only.
+
     Args:
         obj: the armature object.
         scale: its scale in the model when the figure was built (``ModelSpace.scale``).
 
     Raises:
-        RigError: the armature's scale is no longer ``scale``.
+        RigError: the armature's scale is no longer ``scale`` (or its matrix is not finite or
+            of zero scale).
     """
+    m = np.array(obj.matrix_world, dtype=float)
+    key = (m.tobytes(), scale)
+    kept = _FRAMES.get(key)
+    if kept is None:
+        if len(_FRAMES) >= KEPT_FRAMES:
+            _FRAMES.clear()
+        kept = _FRAMES[key] = _object_frame(obj, scale)
+    return kept
+
+
+def _object_frame(obj: bpy.types.Object, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`object_frame`, computed (read-only arrays)."""
     m = _checked_matrix(obj)
     space = model_space(m)
     if abs(space.scale - scale) > SHEAR_TOLERANCE * scale:
@@ -134,6 +154,9 @@ def object_frame(obj: bpy.types.Object, scale: float) -> tuple[np.ndarray, np.nd
             "its scale constant over the range or apply it"
         )
     if space.sheared:
-        return np.zeros(3), np.eye(3)
-    frame = space.linear @ m[:3]
-    return frame[:, 3], rotations.orthonormalize(frame[:, :3] / scale)
+        translation, rotation = np.zeros(3), np.eye(3)
+    else:
+        frame = space.linear @ m[:3]
+        translation, rotation = frame[:, 3], rotations.orthonormalize(frame[:, :3] / scale)
+    translation.flags.writeable = rotation.flags.writeable = False
+    return translation, rotation

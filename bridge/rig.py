@@ -139,18 +139,19 @@ class Rig:
         """Read basis rotation/location of figure bones from Blender (solved ones optional)."""
         pose = self.obj.pose.bones
         for name in self.bones:
-            if solved_too or name not in self.solved:
-                pb = pose[name]
-                self.rotation[name] = rotations.channels_to_rotation(
-                    rotation_values(pb), pb.rotation_mode
-                )
-                self.base.pop(name, None)  # relinearise around the pose just read
-            if solved_too or name not in self.solved or not self.solved[name].location_joints:
-                self.location[name] = np.array(pose[name].location, dtype=float)
             info = self.solved.get(name)
-            if solved_too and info is not None and info.stretch is not None:
+            if info is not None and not solved_too:  # only what the solve does not write
+                if not info.location_joints:
+                    self.location[name] = np.array(pose[name].location, dtype=float)
+                continue
+            pb = pose[name]
+            mode = pb.rotation_mode
+            self.rotation[name] = rotations.channels_to_rotation(rotation_values(pb, mode), mode)
+            self.base.pop(name, None)  # relinearise around the pose just read
+            self.location[name] = np.array(pb.location, dtype=float)
+            if info is not None and info.stretch is not None:
                 inherited = parent_stretch(self.obj, name, self.stretch, self.solved)
-                self.stretch[name] = max(float(pose[name].scale[1]) * inherited, MIN_STRETCH)
+                self.stretch[name] = max(float(pb.scale[1]) * inherited, MIN_STRETCH)
         for name in constrained(self.obj, self.still):
             self.rotation[name], self.location[name] = evaluated_basis(self.obj, name)
 

@@ -47,9 +47,10 @@ class SolvedBone:
     coordinates: list[str] = field(default_factory=list)  # IK_SEGMENT: its solver coordinates
 
 
-def rotation_values(pb: bpy.types.PoseBone) -> np.ndarray:
-    """A pose bone's rotation channels in its rotation mode: (4,) or (3,)."""
-    mode = pb.rotation_mode
+def rotation_values(pb: bpy.types.PoseBone, mode: str | None = None) -> np.ndarray:
+    """A pose bone's rotation channels in its rotation mode (``mode`` when the caller has
+    read it): (4,) or (3,)."""
+    mode = pb.rotation_mode if mode is None else mode
     if mode == "QUATERNION":
         return np.array(pb.rotation_quaternion, dtype=float)
     if mode == "AXIS_ANGLE":

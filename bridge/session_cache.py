@@ -21,11 +21,11 @@ What invalidates a session (the key, compared exactly except where a rounding is
   asked whether the solve moves it (a Target Bone of the armature, a bone a target hangs off:
   :attr:`.rig_goals.ConstraintPlan.asked`), the only parents a build reads (the parent of a
   bone can only change in Edit Mode, which every bone's rest data does not always show);
-  every number, flag and array of every bone and pose bone
-  (rest matrices, lengths, connect / inherit flags, IK locks, limits, stiffness, stretch,
+* every number, flag, enum and array of every bone and pose bone (rest matrices, lengths,
+  connect / inherit flags, Inherit Scale, rotation mode, IK locks, limits, stiffness, stretch,
   rotation locks, pose scale to 1e-6 ...) except the pose channels a solve reads anyway, the
   evaluated matrices, selection / visibility and display-only settings
-  (:data:`NOT_READ_BY_BUILD`); the rotation mode and inherit-scale mode of every figure bone;
+  (:data:`NOT_READ_BY_BUILD`), one ``foreach_get`` per property;
 * every RNA property of every bone constraint of the figure bones, and their Reach bone
   settings;
 * an axis the build pinned at the pose's current angle (an IK-locked or Euler-locked axis of an
@@ -65,13 +65,14 @@ NOT_READ_BY_BUILD = frozenset(
         "matrix", "matrix_channel", "matrix_basis", "head", "tail", "is_in_ik_chain",
         "select", "select_head", "select_tail", "hide", "hide_select", "show_wire",
         "use_deform", "use_envelope_multiply", "envelope_distance", "envelope_weight",
-        "head_radius", "tail_radius", "use_cyclic_offset",
+        "head_radius", "tail_radius", "use_cyclic_offset", "display_type",
     )
 )  # fmt: skip
 _DISPLAY_PREFIXES = ("bbone_", "custom_shape", "use_custom_shape", "use_transform_a",
                      "use_endroll", "use_scale_easing")  # fmt: skip
-#: Buffers of Blender's own storage types, which ``foreach_get`` fills fastest.
-_DTYPES = {"FLOAT": np.float32, "INT": np.int32, "BOOLEAN": np.bool_}
+#: Buffers of Blender's own storage types, which ``foreach_get`` fills fastest (an enum as
+#: its item's number: rotation mode, Inherit Scale ...).
+_DTYPES = {"FLOAT": np.float32, "INT": np.int32, "BOOLEAN": np.bool_, "ENUM": np.int32}
 
 #: RNA type -> (its property count, its numeric properties): add-ons may add properties.
 _NUMERIC: dict[str, tuple[int, tuple[tuple[str, int, Any], ...]]] = {}
@@ -136,13 +137,14 @@ def _numeric_properties(rna: Any) -> tuple[tuple[str, int, Any], ...]:
         ident = prop.identifier
         if (
             prop.type not in _DTYPES
+            or (prop.type == "ENUM" and prop.is_enum_flag)  # a set of items, not one number
             or ident in NOT_READ_BY_BUILD
             or (ident == "length" and rna.identifier == "PoseBone")
             or ident.startswith(_DISPLAY_PREFIXES)
         ):
             continue
         size = 1
-        for dim in prop.array_dimensions if prop.is_array else ():
+        for dim in prop.array_dimensions if getattr(prop, "is_array", False) else ():
             size *= max(int(dim), 1)
         out.append((ident, size, _DTYPES[prop.type]))
     _NUMERIC[rna.identifier] = (len(rna.properties), tuple(out))
@@ -283,12 +285,11 @@ def _bone_key(obj: bpy.types.Object, session: RigSession, watched: tuple[str, ..
         pose_bones, _numeric_properties(pose_bones[0].bl_rna)
     )
     parents = tuple(p.name if (p := bones[name].parent) is not None else "" for name in watched)
-    extra: list[Any] = []
-    for name in session.rig.bones:
-        pb = pose_bones[name]
-        extra.append((pb.rotation_mode, pb.bone.inherit_scale, _rna_values(bone_settings_of(pb))))
-        extra.append(tuple(_rna_values(c) for c in pb.constraints))
-    return numbers, parents, tuple(extra)
+    extra = tuple(
+        (_rna_values(bone_settings_of(pb)), tuple(_rna_values(c) for c in pb.constraints))
+        for pb in map(pose_bones.__getitem__, session.rig.bones)
+    )
+    return numbers, parents, extra
 
 
 def pinned_joints(session: RigSession) -> list[tuple[int, float]]:

@@ -255,32 +255,58 @@ def test_bfgs_never_reseeds_and_hybrid_does() -> None:
     assert runs["gauss-newton-hybrid"].reseeds > 0
 
 
+class _Counting:
+    """The hybrid strategy, noting ``G`` at every point where it builds a seed."""
+
+    def __init__(self, seeds: list[float]) -> None:
+        self.base = make_strategy("gauss-newton-hybrid")
+        self.reseeds = self.base.reseeds
+        self.seeds = seeds
+
+    def initial(self, e):  # type: ignore[no-untyped-def]
+        self.seeds.append(e.f)
+        return self.base.initial(e)
+
+    def reseed_after(self, e_old, sigma, f_new):  # type: ignore[no-untyped-def]
+        return self.base.reseed_after(e_old, sigma, f_new)
+
+
 def test_no_hessian_is_built_after_the_goal_is_met() -> None:
     """A run that meets its goal stops without seeding an ``H`` it would never use."""
     fig = planar_arm()
     c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((0.3, 1.2, 0.0)), name="reach")
     problem = Solver(fig, [c]).problem
     y0 = problem.from_coordinates(fig.neutral())
-    base = make_strategy("gauss-newton-hybrid")
-    seeds = []
-
-    class Counting:
-        reseeds = base.reseeds
-
-        def initial(self, e):  # type: ignore[no-untyped-def]
-            seeds.append(e.f)
-            return base.initial(e)
-
-        def reseed_after(self, e_old, sigma, f_new):  # type: ignore[no-untyped-def]
-            return base.reseed_after(e_old, sigma, f_new)
-
-    outcome = minimize(problem.evaluate, y0, problem.system, Counting())  # type: ignore[arg-type]
+    seeds: list[float] = []
+    outcome = minimize(problem.evaluate, y0, problem.system, _Counting(seeds))  # type: ignore[arg-type]
     assert outcome.status == Status.GOAL_REACHED
     assert outcome.evaluation.reached
     assert not problem.satisfied(problem.evaluate(y0).reports[0])
     # One seed at the start and one per re-seed; none at the final, goal-meeting point.
     assert len(seeds) == 1 + outcome.reseeds
     assert seeds[-1] > outcome.evaluation.f
+
+
+def test_a_start_that_meets_the_goal_builds_no_hessian_and_keeps_its_equalities() -> None:
+    """Met at the start: the run stops at once without a seed, and the equality rows still
+    enter the active set (as they do when the run has work to do)."""
+    fig = planar_arm()
+    fig.add_equality({"a": 1.0, "b": -1.0}, 0.0)
+    c = Constraint(EndEffector("lower", (1, 0, 0)), PositionGoal((2.0, 0.0, 0.0)), name="reach")
+    problem = Solver(fig, [c]).problem
+    y0 = problem.from_coordinates(fig.neutral())
+    seeds: list[float] = []
+    met = minimize(problem.evaluate, y0, problem.system, _Counting(seeds))  # type: ignore[arg-type]
+    assert seeds == []
+    assert met.status == Status.GOAL_REACHED and met.nit == 0 and met.nfev == 1
+    assert np.array_equal(met.y, y0)
+    equalities = list(np.flatnonzero(problem.system.equality))
+    assert equalities and met.active == equalities
+    assert met.multipliers.shape == (len(equalities),)
+    # The same rows with work to do (the goal moved off the start).
+    c.goal.point = (0.3, 1.2, 0.0)
+    moved = minimize(problem.evaluate, y0, problem.system, _Counting(seeds))  # type: ignore[arg-type]
+    assert seeds and moved.active[: len(equalities)] == equalities
 
 
 def test_removing_a_polygon_replaces_it_in_the_next_solve() -> None:

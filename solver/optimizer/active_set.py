@@ -60,11 +60,11 @@ class ActiveSet:
             raise ValueError(f"row {i} depends on the active rows (|Pa|^2 = {c:.3g})")
         q = len(self.rows)
         m = np.empty((q + 1, q + 1))
-        m[:q, :q] = self.M + np.outer(w, w) / c
+        m[:q, :q] = self.M + w[:, None] * w / c  # w w^T / c
         m[:q, q] = m[q, :q] = -w / c
         m[q, q] = 1.0 / c
         self.M = m
-        self.N = np.column_stack([self.N, a])
+        self.N = np.concatenate((self.N, a[:, None]), axis=1)  # a as a new column
         self.rows.append(i)
 
     def remove(self, k: int) -> int:

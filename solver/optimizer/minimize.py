@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -53,6 +53,14 @@ def _project_both(active: ActiveSet, h: np.ndarray) -> np.ndarray:
     """``P H P`` (n, n): the fallback of (32) when ``a^T H a`` vanishes."""
     ph = active.project(h)
     return active.project(ph.T)
+
+
+def _independent_equalities(active: ActiveSet, inequality: np.ndarray) -> Iterator[int]:
+    """The equality rows (``~inequality``), in order, that are independent of the active
+    rows when their turn comes: each is tested after the previous ones have entered."""
+    for i in np.flatnonzero(~inequality):
+        if not active.is_dependent(int(i)):
+            yield int(i)
 
 
 def minimize(
@@ -120,10 +128,17 @@ def minimize(
 
     # Step 1: the equalities. Inequalities the start lies on enter only when they block a
     # step (Step 5 with a zero step, below): see the module doc.
+    if met:
+        # The start meets every goal, so the loop would stop at once: the equalities enter
+        # (the outcome lists them) but no H is built (a seed costs O(m n^2)).
+        for i in _independent_equalities(active, inequality):
+            active.add(i)
+        return Outcome(
+            y, e, Status.GOAL_REACHED, 0, nfev, list(active.rows), active.multipliers(e.g)
+        )
     h = strategy.initial(e)  # type: ignore[arg-type]
-    for i in np.flatnonzero(~inequality):
-        if not active.is_dependent(int(i)):
-            h = enter(h, int(i))
+    for i in _independent_equalities(active, inequality):
+        h = enter(h, i)
 
     nit = 0
     stalls = 0  # passes in a row that did not move the point

@@ -27,3 +27,27 @@ def test_remove_fcurve_from_an_object_without_action_names_it(
         compat.remove_fcurve(plain, fcurve)
     assert [(f.data_path, f.array_index) for f in compat.fcurves(keyed)] == [("location", 0)]
     assert plain.animation_data is None
+
+
+def test_find_fcurve_finds_what_a_scan_of_the_fcurves_finds(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """Each keyed channel's own F-curve, None for a channel without one, for an object
+    without animation data and for one whose action was unassigned."""
+    compat = extension.bridge.compat
+    keyed = _empty(clean_scene, "Keyed")
+    for prop, indices in (("location", (0, 2)), ("rotation_euler", (1,)), ("scale", (0, 1, 2))):
+        for index in indices:
+            keyed.keyframe_insert(prop, index=index, frame=1)
+    curves = compat.fcurves(keyed)
+    assert len(curves) == 6
+    for fcurve in curves:
+        found = compat.find_fcurve(keyed, fcurve.data_path, fcurve.array_index)
+        assert found == fcurve and (found.data_path, found.array_index) == (
+            fcurve.data_path, fcurve.array_index,
+        )  # fmt: skip
+    assert compat.find_fcurve(keyed, "location", 1) is None
+    assert compat.find_fcurve(keyed, "rotation_quaternion", 0) is None
+    assert compat.find_fcurve(_empty(clean_scene, "Plain"), "location", 0) is None
+    keyed.animation_data.action = None
+    assert compat.find_fcurve(keyed, "location", 0) is None

@@ -110,6 +110,10 @@ def _rotation_mode(obj: bpy.types.Object) -> None:
     obj.pose.bones["b1"].rotation_mode = "ZXY"
 
 
+def _inherit_scale(obj: bpy.types.Object) -> None:
+    obj.data.bones["b2"].inherit_scale = "NONE"
+
+
 def _effector(obj: bpy.types.Object) -> None:
     obj.reach_ik.constraints[0].effector = "HEAD"
 
@@ -162,6 +166,7 @@ EDITS: dict[str, Callable[[bpy.types.Object], None]] = {
     "IK stiffness": _stiffness,
     "Reach rigidity": _rigidity,
     "rotation mode": _rotation_mode,
+    "Inherit Scale": _inherit_scale,
     "effector": _effector,
     "chain length": _chain_length,
     "iteration limit": _tolerance,
