@@ -91,21 +91,21 @@ def evaluated_bone_matrix(obj: Object, bone: str, depsgraph: Depsgraph) -> np.nd
     )
 
 
-def evaluated_effector(
-    obj: Object, spec: ConstraintSpec, scale: float, depsgraph: Depsgraph
-) -> Effector:
-    """The end-effector of ``spec`` on the evaluated pose, world space.
+def effector_at(matrix: np.ndarray, spec: ConstraintSpec, scale: float) -> Effector:
+    """The end-effector of ``spec`` on a bone whose evaluated world matrix (4, 4) is
+    ``matrix`` (:func:`evaluated_bone_matrix`).
 
     ``spec.point`` is in scene units (object scale applied), so it is divided by the
     armature's uniform ``scale`` before the (scaled) evaluated bone matrix maps it.
     """
-    m = evaluated_bone_matrix(obj, spec.bone, depsgraph)
-    point = (m @ np.append(spec.point / scale, 1.0))[:3]
+    local = np.ones(4)
+    local[:3] = spec.point / scale
+    point = (matrix @ local)[:3]
 
-    def direction(local: np.ndarray | None) -> np.ndarray | None:
-        if local is None:
+    def direction(axis: np.ndarray | None) -> np.ndarray | None:
+        if axis is None:
             return None
-        d = m[:3, :3] @ local
+        d = matrix[:3, :3] @ axis
         return d / np.linalg.norm(d)
 
     return Effector(point, direction(spec.x), direction(spec.y))
@@ -139,8 +139,13 @@ def measure(
         RigError: a target was deleted or has a non-finite / zero-scale transform.
     """
     out = []
+    # The evaluated armature and its world matrix once (as evaluated_bone_matrix reads them).
+    evaluated = rig.obj.evaluated_get(depsgraph)
+    placement = np.array(evaluated.matrix_world, dtype=float)
+    bones = evaluated.pose.bones
     for spec in rig.specs if specs is None else specs:
-        effector = evaluated_effector(rig.obj, spec, rig.scale, depsgraph)
+        matrix = placement @ np.array(bones[spec.bone].matrix, dtype=float)
+        effector = effector_at(matrix, spec, rig.scale)
         e = effector.parts()
         best = None
         for index, binding in enumerate(spec.bindings):

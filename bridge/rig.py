@@ -52,6 +52,7 @@ import numpy as np
 
 from .. import solver
 from . import ik_limits, rotations
+from .model_space import model_space
 from .object_frame import armature_space, check_carried, object_frame
 from .rig_evaluated import constrained, evaluated_basis, still_bones
 from .rig_freedom import check_chains_move
@@ -80,6 +81,10 @@ __all__ = ["BoneChannels", "Rig", "RigError", "build_rig", "rotation_data_path",
 EPS_LENGTH = 1e-9
 REBASE_ANGLE = 0.5  # radians; LOCAL joints are relinearised beyond this
 SOLVE_MARGIN = 0.5  # the solver aims at this share of the user's tolerances
+#: The scale channels (3,) of a bone when no bone stretches, shared by every
+#: :class:`BoneChannels` (read-only, so no user can change it for the others).
+UNIT_SCALE = np.ones(3)
+UNIT_SCALE.flags.writeable = False
 
 
 class BoneChannels(NamedTuple):
@@ -270,18 +275,20 @@ class Rig:
             else:
                 prev = rotation_values(pose[name])
             rot = rotations.rotation_to_channels(self.rotation[name], info.rotation_mode, prev)
-            ratio = 1.0
+            scale = UNIT_SCALE
             if self.stretch:  # else no bone stretches: every ratio is 1
                 ratio = self.stretch.get(name, 1.0) / parent_stretch(
                     self.obj, name, self.stretch, self.solved
                 )
-            out[name] = BoneChannels(rot, self.location[name].copy(), np.full(3, ratio))
+                scale = np.full(3, ratio)
+            out[name] = BoneChannels(rot, self.location[name].copy(), scale)
         return out
 
     def write_pose(self, channels: dict[str, BoneChannels]) -> None:
         """Write channel values (from :meth:`channels`) into the pose bones."""
+        pose = self.obj.pose.bones
         for name, bone in channels.items():
-            pb = self.obj.pose.bones[name]
+            pb = pose[name]
             info = self.solved[name]
             set_rotation_values(pb, bone.rotation)
             for axis, _joint in info.location_joints:
@@ -291,8 +298,11 @@ class Rig:
 
     def update_targets(self) -> None:
         """Re-read target transforms into the goals (animated targets, bakes)."""
+        space = None  # the armature's model space, read once for the goals in the world
         for binding in self.bindings:
-            binding.update(self.obj, self.scale)
+            if space is None and binding.carrier is None:
+                space = model_space(np.array(self.obj.matrix_world, dtype=float))
+            binding.update(self.obj, self.scale, space)
 
 
 def _rigid_inverse(m: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import solver
 from .carried import Carry, carried_offset, find_carry
-from .model_space import model_space
+from .model_space import ModelSpace, model_space
 from .settings import armature_data
 
 if TYPE_CHECKING:
@@ -33,6 +33,8 @@ AXIS_VECTORS = {
     "Z": np.array([0.0, 0.0, 1.0]),
 }
 POINT_GOALS = ("POSITION", "POSITION_ORIENTATION", "AIM", "LINE", "PLANE", "HALF_SPACE")
+#: Goal types that read the target's point only, none of its axes.
+AXIS_FREE_GOALS = ("POSITION", "AIM")
 
 
 def signed_axis(spec: str) -> np.ndarray:
@@ -104,10 +106,22 @@ class GoalBinding:
             raise self.error(f"Constraint '{self.name}': target '{target.name}' has zero scale")
         return m[:3, 3], m[:3, :3] / norms
 
-    def frame(self, arm: bpy.types.Object, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    def frame(
+        self, arm: bpy.types.Object, scale: float, space: ModelSpace | None = None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """Goal point (3,) and unit axes (3, 3) (columns X, Y, Z) in the model's world
         (see :mod:`.model_space`; the axes map as plane normals for plane and half-space
-        goals) or in the carrier bone's frame."""
+        goals) or in the carrier bone's frame.
+
+        Args:
+            arm: the solved armature object.
+            scale: its uniform scale in the model.
+            space: the armature's model space when the caller has it (else read here).
+
+        Returns:
+            The point, and the axes or None for a goal that reads none
+            (:data:`AXIS_FREE_GOALS`: a target object's axes are then not mapped).
+        """
         if self.carry is not None:
             try:
                 offset = carried_offset(arm, self.carry, scale)
@@ -124,25 +138,36 @@ class GoalBinding:
             return point, np.eye(3)
         point, axes = self.target_frame()
         self.world_point = point
-        space = model_space(np.array(arm.matrix_world, dtype=float))
+        if space is None:
+            space = model_space(np.array(arm.matrix_world, dtype=float))
+        if self.item_kind in AXIS_FREE_GOALS:
+            return space.point(point), None
         if self.item_kind in ("PLANE", "HALF_SPACE"):  # the target axis is a plane normal
             return space.point(point), space.normal(axes)
         return space.point(point), space.direction(axes)
 
-    def values(self, arm: bpy.types.Object, scale: float) -> dict[str, np.ndarray | None]:
-        """Goal attributes (point, x, y, direction, normal) for the current target frame."""
-        return self.values_at(*self.frame(arm, scale))
+    def values(
+        self, arm: bpy.types.Object, scale: float, space: ModelSpace | None = None
+    ) -> dict[str, np.ndarray | None]:
+        """Goal attributes (point, x, y, direction, normal) for the current target frame
+        (``space``: the armature's model space, see :meth:`frame`)."""
+        return self.values_at(*self.frame(arm, scale, space))
 
     def world_values(self, depsgraph: bpy.types.Depsgraph) -> dict[str, np.ndarray | None]:
         """Goal attributes in world space from the depsgraph-evaluated target (carrier too)."""
         return self.values_at(*self.target_frame(depsgraph))
 
-    def values_at(self, point: np.ndarray, axes: np.ndarray) -> dict[str, np.ndarray | None]:
-        """Goal attributes (point, x, y, direction, normal) for a target frame."""
+    def values_at(self, point: np.ndarray, axes: np.ndarray | None) -> dict[str, np.ndarray | None]:
+        """Goal attributes (point, x, y, direction, normal) for a target frame (``axes`` may be
+        None for a goal that reads none, :data:`AXIS_FREE_GOALS`)."""
         kind = self.item_kind
         out: dict[str, np.ndarray | None] = {}
         if kind in POINT_GOALS:
             out["point"] = point
+        if axes is None:
+            if kind not in AXIS_FREE_GOALS:
+                raise ValueError(f"GoalBinding '{self.name}': a {kind} goal needs the axes")
+            return out
         if kind in ("ORIENTATION", "POSITION_ORIENTATION"):
             out["x"] = None if self.suppress == "X" else axes[:, 0]
             out["y"] = None if self.suppress == "Y" else axes[:, 1]
@@ -152,9 +177,10 @@ class GoalBinding:
             out["normal"] = axes @ signed_axis(self.target_axis)
         return out
 
-    def update(self, arm: bpy.types.Object, scale: float) -> None:
-        """Retarget the goal to the target's current transform."""
-        for key, value in self.values(arm, scale).items():
+    def update(self, arm: bpy.types.Object, scale: float, space: ModelSpace | None = None) -> None:
+        """Retarget the goal to the target's current transform (``space``: the armature's
+        model space, see :meth:`frame`)."""
+        for key, value in self.values(arm, scale, space).items():
             if value is not None:
                 setattr(self.goal, key, value)
 

@@ -39,7 +39,7 @@ def orthonormalize(matrix: np.ndarray) -> np.ndarray:
     wants rotations orthonormal to 1e-6.
     """
     m = np.asarray(matrix, dtype=float)
-    if np.abs(m.T @ m - _EYE).max() < 1e-12 and _det(m) > 0.0:
+    if _is_rotation(m):
         return m
     u, _s, vt = np.linalg.svd(m)
     r = u @ vt
@@ -49,11 +49,18 @@ def orthonormalize(matrix: np.ndarray) -> np.ndarray:
     return r
 
 
-def _det(m: np.ndarray) -> float:
-    """Determinant of a (3, 3) matrix (triple product; ``np.linalg.det`` costs ten times
-    more on 3x3 data)."""
+def _is_rotation(m: np.ndarray) -> bool:
+    """Whether ``m`` (3, 3) is a rotation to 1e-12: every entry of ``m^T m - I`` below 1e-12
+    in magnitude and ``det m > 0`` (False for NaN). On Python floats: numpy's per-call
+    overhead on 3x3 data is several times the arithmetic, and a solve checks every solved
+    bone's rotation."""
     (a, b, c), (d, e, f), (g, h, i) = m.tolist()
-    return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    gram = (
+        a * a + d * d + g * g - 1.0, b * b + e * e + h * h - 1.0, c * c + f * f + i * i - 1.0,
+        a * b + d * e + g * h, a * c + d * f + g * i, b * c + e * f + h * i,
+    )  # fmt: skip
+    det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    return all(abs(v) < 1e-12 for v in gram) and det > 0.0
 
 
 def axes_rotation(axes: Sequence[int], angles: Sequence[float]) -> np.ndarray:
@@ -151,11 +158,14 @@ def matrix_to_quaternion(matrix: np.ndarray, compatible: np.ndarray | None = Non
         q[1 + n] = 0.25 * s
         q[1 + a] = (m[a][n] + m[n][a]) / s
         q[1 + b] = (m[b][n] + m[n][b]) / s
-    norm = math.sqrt(sum(v * v for v in q))
-    q = [v / norm for v in q]
+    w, x, y, z = q
+    norm = math.sqrt(w * w + x * x + y * y + z * z)
+    q = [w / norm, x / norm, y / norm, z / norm]
     if compatible is not None:
-        reference = np.asarray(compatible, dtype=float).tolist()
-        if sum(a * b for a, b in zip(q, reference, strict=True)) < 0.0:
+        r = np.asarray(compatible, dtype=float).tolist()
+        if len(r) != 4:
+            raise ValueError(f"compatible: a quaternion (4,) is needed, got {len(r)} values")
+        if q[0] * r[0] + q[1] * r[1] + q[2] * r[2] + q[3] * r[3] < 0.0:
             q = [-v for v in q]
     return np.array(q)
 

@@ -46,13 +46,20 @@ def _objects(view_layer: bpy.types.ViewLayer) -> list[bpy.types.Object]:
 
 @persistent
 def live_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) -> None:
-    """Re-solve live armatures whose inputs this update changed."""
+    """Re-solve live armatures whose inputs this update changed.
+
+    Returns at once when no armature of the view layer has Live on: every Reach Solve and
+    every baked frame evaluates the view layer, and with Live off (the usual case) neither
+    :func:`live.on_update` nor :func:`_resume_later` would act on any object.
+    """
     if live.solving() or _rendering():
+        return
+    view_layer = depsgraph.view_layer
+    objects = _objects(view_layer)
+    if not any(settings_of(obj).live for obj in objects):
         return
     updates = list(depsgraph.updates)
     updated = {update.id.original.session_uid for update in updates}
-    view_layer = depsgraph.view_layer
-    objects = _objects(view_layer)
     edit = bpy.context.preferences.edit
     live.on_update(objects, updated, scene, view_layer, edit, live_time_budget(),
                    defer=_rebuilt(updates, updated, view_layer))  # fmt: skip

@@ -158,3 +158,24 @@ def test_unusable_targets_raise_the_bridge_error_naming_the_constraint(
 ) -> None:
     with pytest.raises(BindingError, match=message):
         binding("POSITION", target).values(ARMATURE, 1.0)
+
+
+def test_a_given_model_space_is_the_one_goals_are_placed_in() -> None:
+    """``update_targets`` reads the armature's space once and hands it to every goal."""
+    target = StubObject("T", placed(rotation_z(math.pi / 2), (1.0, 2.0, 3.0)))
+    mirrored = rig_goals.model_space(np.diag([-1.0, 1.0, 1.0, 1.0]))
+    for kind, key in (("POSITION", "point"), ("LINE", "direction")):
+        b = binding(kind, target, target_axis="X")
+        np.testing.assert_allclose(
+            b.values(ARMATURE, 1.0, mirrored)[key],
+            b.values(StubObject("Rig", np.diag([-1.0, 1.0, 1.0, 1.0])), 1.0)[key],
+            atol=1e-15,
+        )
+
+
+def test_goals_that_read_axes_refuse_a_frame_without_them() -> None:
+    target = StubObject("T", placed(np.eye(4), (1.0, 2.0, 3.0)))
+    values = binding("AIM", target).values_at(np.ones(3), None)
+    assert list(values) == ["point"]
+    with pytest.raises(ValueError, match="'c': a LINE goal needs the axes"):
+        binding("LINE", target).values_at(np.ones(3), None)

@@ -46,6 +46,28 @@ def test_orthonormalize_keeps_a_rotation_and_repairs_drift_and_reflection() -> N
     assert np.isclose(np.linalg.det(mirrored), 1.0)
 
 
+@pytest.mark.parametrize("j, k", [(0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)])
+def test_orthonormalize_sees_drift_in_any_one_entry_of_the_gram_matrix(j: int, k: int) -> None:
+    """Drift of 1e-9 in one entry of ``m^T m`` (a column's length, or two columns' angle) is
+    repaired; 1e-14 (below the 1e-12 threshold) leaves the matrix as it is."""
+    r = rotations.axis_rotation(1, 0.8) @ rotations.axis_rotation(0, -0.5)
+    for drift, repaired in ((1e-9, True), (1e-14, False)):
+        m = r.copy()
+        if j == k:
+            m[:, j] *= 1.0 + drift  # (m^T m)[j, j] = 1 + 2 drift
+        else:
+            m[:, k] += drift * r[:, j]  # (m^T m)[j, k] = drift
+        out = rotations.orthonormalize(m)
+        assert (out is not m) == repaired
+        assert np.abs(out.T @ out - np.eye(3)).max() < (1e-12 if repaired else 1e-13)
+        assert np.abs(out - r).max() < 2 * drift
+
+
+def test_quaternion_continuity_needs_a_quaternion() -> None:
+    with pytest.raises(ValueError, match="compatible"):
+        rotations.matrix_to_quaternion(np.eye(3), np.zeros(3))
+
+
 @pytest.mark.parametrize("order", ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"])
 def test_euler_angles_rebuild_the_matrix_on_blenders_branch(order: str) -> None:
     rng = np.random.default_rng(7)

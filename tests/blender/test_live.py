@@ -41,6 +41,29 @@ def test_moving_a_target_reposes_the_rig(
     assert not live.state_of(obj).error
 
 
+def test_an_armature_without_live_before_a_live_one_does_not_stop_its_solves(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """The handler returns at once only when no armature of the view layer is live: one
+    that is not live, listed first, neither stops the live one nor is solved itself."""
+    idle = make_chain("Idle")
+    idle_target = add_empty("Idle target", (1.0, 0.5, 1.5))
+    add_constraint(idle, "b2", idle_target, "POSITION")
+    obj, target, live = live_chain(extension)
+    objects = list(bpy.context.view_layer.objects)
+    assert objects.index(idle) < objects.index(obj)
+    idle_pose = [tuple(pb.rotation_quaternion) for pb in idle.pose.bones]
+    solves = live.state_of(obj).solves
+    target.location = (0.5, 1.0, 2.0)
+    idle_target.location = (0.0, 1.0, 2.0)
+    bpy.context.view_layer.update()
+    finish(extension, obj)
+    assert live.state_of(obj).solves > solves
+    assert miss(obj, target) < TOLERANCE
+    assert [tuple(pb.rotation_quaternion) for pb in idle.pose.bones] == idle_pose
+    assert live.state_of(idle).solves == 0
+
+
 def test_one_solve_per_update_and_none_without_a_change(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
