@@ -94,7 +94,8 @@ def finite_vector(value: object, what: str, size: int = 3) -> np.ndarray:
     array = float_array(value, what)
     if array.shape != (size,):
         raise InvalidInputError(f"{what} must be {size} numbers, got shape {array.shape}")
-    if not np.all(np.isfinite(array)):
+    # On a few Python floats: cheaper than np.isfinite + np.all (runs per rest offset pushed).
+    if not all(map(math.isfinite, array.tolist())):
         raise InvalidInputError(f"{what} contains NaN or infinity: {array.tolist()}")
     return array
 
@@ -129,28 +130,56 @@ def unit_vector(value: object, what: str) -> np.ndarray:
 
 
 def rotation_matrix(value: object, what: str) -> np.ndarray:
-    """Return ``value`` as a proper rotation matrix of shape ``(3, 3)``."""
+    """Return ``value`` as a proper rotation matrix of shape ``(3, 3)``.
+
+    Accepts what ``np.abs(m).max() <= 1 + 1e-6``, ``np.allclose(m.T @ m, I, atol=1e-6)``
+    (rtol 1e-5) and ``det(m) >= 0`` accept, checked on the nine entries as Python floats:
+    this check runs for every rest rotation a bridge pushes before each solve, and numpy's
+    per-call overhead on a 3x3 is many times the arithmetic. A NaN or infinite entry fails
+    the comparisons, so the accepting path needs no separate finiteness test.
+    """
     array = float_array(value, what)
+    if array.shape == (3, 3):
+        if _is_rotation(array.tolist()):
+            return array
     if array.shape != (3, 3) or not np.all(np.isfinite(array)):
         raise InvalidInputError(f"{what} must be a finite 3x3 rotation matrix")
     if np.abs(array).max() > 1.0 + 1e-6:  # entries of a rotation lie in [-1, 1]
         raise InvalidInputError(f"{what} is not a rotation matrix (entries beyond 1)")
-    # np.allclose(array.T @ array, I, atol=1e-6) (rtol 1e-5) and det >= 0, written out: this
-    # check runs for every rest rotation a bridge pushes before each solve, and allclose and
-    # det cost tens of microseconds each on a 3x3.
-    error = np.abs(array.T @ array - _EYE3)
-    if not (error <= _GRAM_TOLERANCE).all() or det3(array) < 0:
-        raise InvalidInputError(f"{what} is not a rotation matrix (orthonormal, det +1)")
-    return array
+    raise InvalidInputError(f"{what} is not a rotation matrix (orthonormal, det +1)")
 
 
-_EYE3 = np.eye(3)
-_GRAM_TOLERANCE = 1e-6 + 1e-5 * _EYE3  # allclose's atol + rtol * |I|
+#: allclose's atol + rtol * |I| on the diagonal of ``m^T m``, and its atol off it.
+_DIAGONAL_TOLERANCE = 1e-6 + 1e-5
+_OFF_DIAGONAL_TOLERANCE = 1e-6
+
+
+def _is_rotation(rows: list[list[float]]) -> bool:
+    """Whether the 3x3 ``rows`` (Python floats) pass :func:`rotation_matrix`."""
+    (a, b, c), (d, e, f), (g, h, i) = rows
+    if not max(map(abs, (a, b, c, d, e, f, g, h, i))) <= 1.0 + 1e-6:
+        return False
+    # The Gram matrix of the columns (a, d, g), (b, e, h), (c, f, i) against I.
+    if not (
+        abs(a * a + d * d + g * g - 1.0) <= _DIAGONAL_TOLERANCE
+        and abs(b * b + e * e + h * h - 1.0) <= _DIAGONAL_TOLERANCE
+        and abs(c * c + f * f + i * i - 1.0) <= _DIAGONAL_TOLERANCE
+        and abs(a * b + d * e + g * h) <= _OFF_DIAGONAL_TOLERANCE
+        and abs(a * c + d * f + g * i) <= _OFF_DIAGONAL_TOLERANCE
+        and abs(b * c + e * f + h * i) <= _OFF_DIAGONAL_TOLERANCE
+    ):
+        return False
+    return _determinant(rows) >= 0.0
 
 
 def det3(m: np.ndarray) -> float:
     """Determinant of a 3x3 matrix (the triple product of its columns)."""
-    (a, b, c), (d, e, f), (g, h, i) = m.tolist()
+    return _determinant(m.tolist())
+
+
+def _determinant(rows: list[list[float]]) -> float:
+    """Determinant of 3x3 ``rows`` of Python floats."""
+    (a, b, c), (d, e, f), (g, h, i) = rows
     return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
 
 

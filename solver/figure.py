@@ -126,20 +126,21 @@ class Figure:
                 :meth:`add_segment` (at most one), or none to keep it; relative to the
                 world frame for a segment that does not inherit rotation.
         """
-        segment = self._segments[self.segment_index(name)]
+        index = self.segment_index(name)
+        segment = self._segments[index]
         new_t = None
         if translation is not None:
             new_t = finite_vector(translation, f"segment {name!r} translation")
         new_r = rest_rotation(rotation, quaternion, rpy, f"segment {name!r}")
         if new_t is not None:  # both validated before either changes
-            if not np.array_equal(new_t, segment.translation):
+            if new_t.tolist() != segment.translation.tolist():  # as floats: -0.0 == 0.0
                 self._offset_version += 1
             segment.translation = new_t
         if new_r is not None:
             segment.rotation = new_r
         self._rest_version += 1
         if "kinematics" in self.__dict__:
-            self.kinematics.stale = True  # re-read once, at the next forward pass
+            self.kinematics.rest_changed(index)  # re-read at the next forward pass
 
     def add_revolute(
         self,
@@ -487,13 +488,11 @@ class Figure:
         """
         c = np.zeros(len(self.coordinate_names)) if coords is None else self._coords(coords)
         frames = self.kinematics.forward(self.coupling @ c)
-        out = {}
-        for s, segment in enumerate(self._segments):
-            t = np.eye(4)
-            t[:3, :3] = frames.rotations[s]
-            t[:3, 3] = frames.origins[s]
-            out[segment.name] = t
-        return out
+        out = np.zeros((len(self._segments), 4, 4))
+        out[:, :3, :3] = frames.rotations
+        out[:, :3, 3] = frames.origins
+        out[:, 3, 3] = 1.0
+        return dict(zip(self.segment_names, out, strict=True))
 
     def _coords(self, coords: object, what: str = "coordinates") -> np.ndarray:
         """``coords`` validated as a finite (n_coords,) array; ``what`` names the argument."""

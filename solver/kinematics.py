@@ -22,7 +22,7 @@ hinge's whole subtree by the velocity of the hinge's origin and turns none of it
 a point or direction fixed below the hinge, its column is the column of the point
 ``c`` where the parent carries the hinge, ``moving - c x turning``, and ``0`` for a
 direction (the highest hinge below the joint counts). :meth:`Kinematics.columns`
-applies this through :class:`Anchors`.
+applies this through :class:`Carried`.
 """
 
 from __future__ import annotations
@@ -38,10 +38,12 @@ from .structure import REVOLUTE
 if TYPE_CHECKING:
     from .structure import Joint, Segment
 
-# Flat (row-major) positions in a 3x3 matrix of the entries of -[v]x:
-# -[v]x = [[0, v2, -v1], [-v2, 0, v0], [v1, -v0, 0]].
-_PLUS = np.array([5, 6, 1])  # entries equal to +v0, +v1, +v2
-_MINUS = np.array([7, 2, 3])  # entries equal to -v0, -v1, -v2
+# -[v]x = [[0, v2, -v1], [-v2, 0, v0], [v1, -v0, 0]] flattened (row-major) is v @ _NEG_SKEW:
+# one product builds the matrices of many vectors.
+_NEG_SKEW = np.zeros((3, 9))
+_NEG_SKEW[[0, 1, 2], [5, 6, 1]] = 1.0
+_NEG_SKEW[[0, 1, 2], [7, 2, 3]] = -1.0
+_NEG_SKEW.setflags(write=False)
 
 
 @dataclass
@@ -71,21 +73,33 @@ class Frames:
 
 
 @dataclass(frozen=True)
-class Anchors:
-    """Joints whose motion reaches a segment only through a hinge's origin.
+class Carried:
+    """Vectors fixed to segments and the joints that move them: what the Jacobian
+    columns of those vectors need besides a forward pass (see :meth:`Kinematics.columns`).
 
     Attributes:
-        rows: (k,) positions, within a segment's list of moving joints, of the joints
-            above a segment that does not inherit rotation.
-        hinges: (k,) for each, the highest such segment between the joint and the
-            segment (an index into ``Kinematics.hinges``): the point where the parent
-            carries it is the point whose velocity the joint gives them all.
+        points: which of the V vectors are points (index array or slice); the others
+            are directions.
+        joints: the J joints (indices into the figure's joints, or a slice) that may
+            move any of the vectors.
+        moves: (V, 1, J) 1.0 where joint ``j`` moves vector ``v`` (lies above its
+            segment; for a direction, also turns it), else 0.0.
+        coupling: (J, n) joint values per unit of each variable.
+        anchored: for each point below a segment that does not inherit rotation:
+            ``(v, rows, hinges)``, the positions (within ``joints``) of the joints above
+            that segment and, for each, the highest such segment between them (an index
+            into ``Kinematics.hinges``): the point where the parent carries it is the
+            point whose velocity the joint gives the whole region.
     """
 
-    rows: np.ndarray
-    hinges: np.ndarray
+    points: np.ndarray | slice
+    joints: np.ndarray | slice
+    moves: np.ndarray
+    coupling: np.ndarray
+    anchored: tuple[tuple[int, np.ndarray, np.ndarray], ...]
 
 
+_ORIGIN = np.zeros(3)
 _NEXT = np.array([1, 2, 0])
 _PREV = np.array([2, 0, 1])
 
@@ -138,12 +152,13 @@ def index_or_slice(index: np.ndarray) -> np.ndarray | slice:
 class Kinematics:
     """Flattened, precomputed arrays of a figure for fast evaluation.
 
-    The tree is flattened into *nodes*: one per joint (node ``j`` is joint
-    ``j``, its local transform the segment's rest transform, for a segment's
-    first joint, times the joint's motion) and one per joint-less segment (its
-    rest transform). A segment's frame is its last node's world transform; a
-    joint's axis and pivot are read from its own node (a rotation leaves its
-    axis and pivot fixed).
+    The tree is flattened into *nodes*: one per joint (its local transform the
+    segment's rest transform, for a segment's first joint, times the joint's motion)
+    and one per joint-less segment (its rest transform). A segment's frame is its last
+    node's world transform; a joint's axis and pivot are read from its own node (a
+    rotation leaves its axis and pivot fixed). Nodes are stored by depth in the tree,
+    so the nodes each doubling round updates are one contiguous range (a slice: no
+    gather or scatter copies).
     """
 
     def __init__(self, segments: Sequence[Segment], joints: Sequence[Joint]) -> None:
@@ -154,10 +169,8 @@ class Kinematics:
         self.local_axes = np.array([j.axis for j in joints], dtype=float).reshape(-1, 3)
         self.revolute = np.array([j.kind == REVOLUTE for j in joints], dtype=bool)
         self.all_revolute = bool(self.revolute.all())
-        self._skew = _skew(self.local_axes)
-        self._skew2 = self._skew @ self._skew
         self._segments = segments  # the figure's own list: rest changes are re-read lazily
-        self.stale = False
+        self._changed: set[int] = set()  # segments whose rest changed since the last pass
         # ancestors[s, j]: joint j lies on the path from the root to segment s.
         self.ancestors = np.zeros((self.n_segments, self.n_joints), dtype=bool)
         # hinges: non-root segments that do not inherit rotation, in topological order.
@@ -181,87 +194,114 @@ class Kinematics:
         self.refresh_rest(segments)
 
     def _flatten(self) -> None:
-        """Node parents, each segment's last node, and the doubling rounds."""
+        """Nodes in depth order: their parents, each joint's and segment's node, the
+        node carrying each segment's rest transform, and the doubling rounds."""
         n_j = self.n_joints
         bare = [s for s, js in enumerate(self.segment_joints) if not js]
-        self.bare_segments = np.array(bare, dtype=int)
+        n_nodes = n_j + len(bare)
+        # First in creation order: node j is joint j, node n_j + k the k-th bare segment.
         node_of_bare = {s: n_j + k for k, s in enumerate(bare)}
         last = np.empty(self.n_segments, dtype=int)
-        node_parent = np.full(n_j + len(bare), -1, dtype=int)
+        first = np.empty(self.n_segments, dtype=int)
+        node_parent = np.full(n_nodes, -1, dtype=int)
+        depth = np.zeros(n_nodes, dtype=int)
         for s, js in enumerate(self.segment_joints):  # segments are in topological order
             above = last[self.parents[s]] if self.parents[s] >= 0 else -1
             if s in self._hinge_set:
                 above = -1  # a root of the doubling pass: its rotation is world-relative
-            for j in js:
-                node_parent[j] = above
-                above = j
-            if not js:
-                node_parent[node_of_bare[s]] = above
-                above = node_of_bare[s]
+            nodes = list(js) if js else [node_of_bare[s]]
+            first[s] = nodes[0]
+            for node in nodes:
+                node_parent[node] = above
+                depth[node] = depth[above] + 1 if above >= 0 else 0
+                above = node
             last[s] = above
-        self.segment_node = last
-        self.n_nodes = len(node_parent)
-        self.rounds = _doubling_rounds(node_parent)
+        # Then by depth: after round r the nodes still updated are those at depth >= 2^r.
+        order = np.argsort(depth, kind="stable")  # stored position -> creation-order node
+        position = np.empty(n_nodes, dtype=int)
+        position[order] = np.arange(n_nodes)
+        parent = node_parent[order]
+        self.rounds = _doubling_rounds(np.where(parent >= 0, position[parent], -1))
+        self.n_nodes = n_nodes
+        self.segment_node = position[last]
+        self.rest_node = position[first]  # the node that carries each segment's rest
+        self.joint_node = index_or_slice(position[:n_j])
+        axes = np.zeros((n_nodes, 3))  # bare segments' nodes do not move: zero axis
+        axes[self.joint_node] = self.local_axes
+        self._node_axes = axes
+        self._skew = _skew(axes)
+        self._skew2 = self._skew @ self._skew
         # Each hinge: its parent's last node and the nodes of its region (nodes below it
         # up to, not into, the next hinges), whose origins are shifted after the pass.
-        region = np.full(self.n_nodes, -1, dtype=int)
+        region = np.full(n_nodes, -1, dtype=int)
         for s, js in enumerate(self.segment_joints):
             nodes = list(js) if js else [node_of_bare[s]]
             up = region[last[self.parents[s]]] if self.parents[s] >= 0 else -1
             region[nodes] = s if s in self._hinge_set else up
         self.hinge_regions = [
-            (int(last[self.parents[h]]), index_or_slice(np.flatnonzero(region == h)))
+            (int(position[last[self.parents[h]]]), index_or_slice(np.sort(position[region == h])))
             for h in self.hinges
         ]
 
     def refresh_rest(self, segments: Sequence[Segment]) -> None:
-        """Re-read rest transforms after :meth:`Figure.set_rest`.
+        """Read every segment's rest transform (at construction).
 
-        Each segment's rest transform is folded into its first joint's motion:
-        ``restR @ Rot(q) = restR + sin(q) restR K + (1 - cos(q)) restR K^2``,
-        so the joints' local transforms need no matrix product at run time.
+        Each segment's rest transform is folded into the motion of the node that
+        carries it (its first joint's): ``restR @ Rot(q) = restR + sin(q) restR K +
+        (1 - cos(q)) restR K^2``, so the nodes' local transforms need no matrix product
+        at run time. Other joints' nodes have ``restR = I`` and no offset.
         """
-        n_j = self.n_joints
-        rest_r = np.broadcast_to(np.eye(3), (n_j, 3, 3)).copy()
-        rest_t = np.zeros((n_j, 3))
-        for s, js in enumerate(self.segment_joints):
-            if js:  # the segment's first joint carries its rest transform
-                rest_r[js[0]] = segments[s].rotation
-                rest_t[js[0]] = 0.0 if s in self._hinge_set else segments[s].translation
-        self._rest_r = rest_r
-        self._rest_k = rest_r @ self._skew
-        self._rest_k2 = rest_r @ self._skew2
-        self._rest_t = rest_t
-        self._slide = np.einsum("jab,jb->ja", rest_r, self.local_axes)  # prismatic directions
-        template = np.zeros((self.n_nodes, 4, 4))
-        template[:, 3, 3] = 1.0
-        for k, s in enumerate(self.bare_segments):
-            template[n_j + k, :3, :3] = segments[s].rotation
-            template[n_j + k, :3, 3] = segments[s].translation
-            if s in self._hinge_set:  # its offset is applied after the pass (see forward)
-                template[n_j + k, :3, 3] = 0.0
-        self._hinge_offsets = np.array(
-            [segments[h].translation for h in self.hinges], dtype=float
-        ).reshape(-1, 3)
-        self._template = template
+        n_nodes = self.n_nodes
+        self._rest_r = np.broadcast_to(np.eye(3), (n_nodes, 3, 3)).copy()
+        self._rest_k = self._skew.copy()
+        self._rest_k2 = self._skew2.copy()
+        self._slide = self._node_axes.copy()  # prismatic directions
+        self._template = np.zeros((n_nodes, 4, 4))
+        self._template[:, 3, 3] = 1.0
+        self._hinge_offsets = np.zeros((len(self.hinges), 3))
+        self._changed = set(range(self.n_segments))
+        self._refresh_changed()
+
+    def rest_changed(self, segment: int) -> None:
+        """Note that ``segment``'s rest transform changed: re-read at the next pass."""
+        self._changed.add(segment)
+
+    def _refresh_changed(self) -> None:
+        """Re-read the rest transforms of the segments noted by :meth:`rest_changed`,
+        all in a few batched operations."""
+        changed = sorted(self._changed)
+        self._changed = set()
+        segments = self._segments
+        nodes = self.rest_node[changed]
+        rotations = np.array([segments[s].rotation for s in changed], dtype=float)
+        rotations = rotations.reshape(-1, 3, 3)
+        self._rest_r[nodes] = rotations
+        self._rest_k[nodes] = rotations @ self._skew[nodes]
+        self._rest_k2[nodes] = rotations @ self._skew2[nodes]
+        self._slide[nodes] = (rotations @ self._node_axes[nodes, :, None])[:, :, 0]
+        # A hinge's offset is applied after the pass (see forward), not by its node.
+        offsets = [_ORIGIN if s in self._hinge_set else segments[s].translation for s in changed]
+        self._template[nodes, :3, 3] = np.array(offsets, dtype=float).reshape(-1, 3)
+        for s in changed:
+            if s in self._hinge_set:
+                self._hinge_offsets[self._hinge_number[s]] = segments[s].translation
 
     def forward(self, q: np.ndarray) -> Frames:
         """Forward kinematics for joint values ``q`` (n_joints,)."""
-        if self.stale:  # Figure.set_rest was called since the last pass
-            self.refresh_rest(self._segments)
-            self.stale = False
-        n_j = self.n_joints
-        angle = q if self.all_revolute else np.where(self.revolute, q, 0.0)
+        if self._changed:  # Figure.set_rest was called since the last pass
+            self._refresh_changed()
+        angle = np.zeros(self.n_nodes)  # per node; bare segments' stay 0
+        angle[self.joint_node] = q if self.all_revolute else np.where(self.revolute, q, 0.0)
         s = np.sin(angle)[:, None, None]
         c = (1.0 - np.cos(angle))[:, None, None]
         nodes = self._template.copy()
-        nodes[:n_j, :3, :3] = self._rest_r + s * self._rest_k + c * self._rest_k2
+        nodes[:, :3, :3] = self._rest_r + s * self._rest_k + c * self._rest_k2
         slide = None  # (n_joints, 1) prismatic values, when the figure has any
-        if self.all_revolute:
-            nodes[:n_j, :3, 3] = self._rest_t
-        else:
+        if not self.all_revolute:
             slide = np.where(self.revolute, 0.0, q)[:, None]
-            nodes[:n_j, :3, 3] = self._rest_t + slide * self._slide
+            slide_nodes = np.zeros((self.n_nodes, 1))
+            slide_nodes[self.joint_node] = slide
+            nodes[:, :3, 3] += slide_nodes * self._slide
         for updated, source in self.rounds:
             nodes[updated] = nodes[source] @ nodes[updated]
         carried = self._no_hinges
@@ -273,9 +313,9 @@ class Kinematics:
                 carried[h] = nodes[parent, :3, :3] @ offset + nodes[parent, :3, 3]
                 nodes[region, :3, 3] += carried[h]
         frames = nodes[self.segment_node]
-        joint_r = nodes[:n_j, :3, :3]
-        axes = (joint_r @ self.local_axes[:, :, None])[:, :, 0]
-        origins = nodes[:n_j, :3, 3]
+        joints = nodes[self.joint_node]
+        axes = np.einsum("jab,jb->ja", joints[:, :3, :3], self.local_axes)
+        origins = joints[:, :3, 3]
         if self.all_revolute:
             pivots, turning = origins, axes
             moving = cross(origins, axes)
@@ -287,52 +327,67 @@ class Kinematics:
             moving = np.where(revolute, cross(pivots, axes), axes)
         return Frames(frames[:, :3, :3], frames[:, :3, 3], axes, pivots, turning, moving, carried)
 
-    def anchors(self, segment: int, joints: np.ndarray) -> Anchors | None:
-        """The :class:`Anchors` of ``segment``'s moving ``joints`` (indices), None if none."""
-        if not self.hinges:
-            return None
-        anchor = self.anchor[segment, joints]
-        rows = np.flatnonzero(anchor >= 0)
-        return Anchors(rows, self._hinge_number[anchor[rows]]) if len(rows) else None
+    def carried(
+        self,
+        segments: Sequence[int] | np.ndarray,
+        points: Sequence[bool] | np.ndarray,
+        joints: np.ndarray,
+        coupling: np.ndarray,
+    ) -> Carried:
+        """The constant part of :meth:`columns` for vectors fixed to ``segments``.
+
+        Args:
+            segments: (V,) the segment that carries each vector.
+            points: (V,) True for a point, False for a direction.
+            joints: (J,) joint indices: every joint that may move any of the segments.
+            coupling: (J, n) joint values per unit of each variable, for those joints.
+        """
+        segments = np.asarray(segments, dtype=int).reshape(-1)
+        points = np.asarray(points, dtype=bool).reshape(-1)
+        joints = np.asarray(joints, dtype=int).reshape(-1)
+        moves = self.ancestors[segments][:, joints].astype(float)  # (V, J)
+        anchored = []
+        if self.hinges:
+            for v, s in enumerate(segments):
+                anchor = self.anchor[s, joints]
+                rows = np.flatnonzero(anchor >= 0)  # joints above a hinge between them and s
+                if not len(rows):
+                    continue
+                if points[v]:  # moved with the hinge's origin (see columns)
+                    anchored.append((v, rows, self._hinge_number[anchor[rows]]))
+                else:  # such a joint turns no direction below the hinge
+                    moves[v, rows] = 0.0
+        return Carried(
+            index_or_slice(np.flatnonzero(points)),
+            index_or_slice(joints),
+            moves[:, None, :],
+            np.asarray(coupling, dtype=float),
+            tuple(anchored),
+        )
 
     @staticmethod
-    def columns(
-        frames: Frames,
-        vectors: np.ndarray,
-        has_point: bool,
-        joints: np.ndarray | slice,
-        coupling: np.ndarray,
-        anchors: Anchors | None = None,
-    ) -> np.ndarray:
-        """Jacobian (k, 3, n) of world vectors fixed to one segment w.r.t. ``n`` variables.
+    def columns(frames: Frames, vectors: np.ndarray, carried: Carried) -> np.ndarray:
+        """Jacobian (V, 3, n) of world vectors fixed to segments w.r.t. ``n`` variables.
 
         Args:
             frames: a forward pass.
-            vectors: (k, 3) world vectors; row 0 is a point if ``has_point``,
-                the others (all, otherwise) are directions.
-            has_point: whether row 0 is a point.
-            joints: the joints that move the segment (indices or a slice).
-            coupling: (n_moving_joints, n) joint values per unit of each variable.
-            anchors: from :meth:`anchors` for the same segment and joints, when some
-                of them sit above a segment that does not inherit rotation.
+            vectors: (V, 3) world vectors (points and directions, as ``carried`` says).
+            carried: from :meth:`carried`: their segments, kinds and the moving joints.
         Returns:
-            ``d vectors[i] / d y`` stacked: columns of eqs. (3), (4) mapped
-            through ``coupling``.
+            ``d vectors[v] / d y`` stacked: columns of eqs. (3), (4) mapped through the
+            coupling. Joint ``j`` contributes ``turning_j x v`` to every vector it moves,
+            and ``moving_j`` more to a point, all vectors at once; a joint that moves a
+            point only through a hinge's origin ``c`` contributes ``moving_j +
+            turning_j x c`` instead (the point ``c`` turns, the region below it does not).
         """
-        turning = frames.turning[joints]  # (m, 3)
-        if anchors is not None:  # such a joint turns nothing below the hinge
-            turning = turning.copy()
-            turning[anchors.rows] = 0.0
-        neg_skew = np.zeros((len(vectors), 9))
-        neg_skew[:, _PLUS] = vectors
-        neg_skew[:, _MINUS] = -vectors
-        out = neg_skew.reshape(-1, 3, 3) @ (turning.T @ coupling)  # -v x turning
-        if has_point:
-            moving = frames.moving[joints]
-            if anchors is not None:  # ... and moves it with the hinge's origin
-                moving = moving.copy()
-                moving[anchors.rows] -= cross(
-                    frames.hinge_origins[anchors.hinges], frames.turning[joints][anchors.rows]
-                )
-            out[0] += moving.T @ coupling
-        return out
+        count = len(vectors)
+        turning = frames.turning[carried.joints]  # (J, 3)
+        neg_skew = (vectors @ _NEG_SKEW).reshape(count, 3, 3)
+        out = neg_skew @ turning.T  # (V, 3, J): -v x turning
+        out[carried.points] += frames.moving[carried.joints].T
+        for v, rows, hinges in carried.anchored:
+            shift = frames.hinge_origins[hinges] - vectors[v]  # (k, 3): c - v
+            out[v][:, rows] += cross(turning[rows], shift).T
+        out *= carried.moves  # joints that do not move a vector's segment
+        joints, n = carried.coupling.shape
+        return (out.reshape(3 * count, joints) @ carried.coupling).reshape(count, 3, n)

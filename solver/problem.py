@@ -13,7 +13,6 @@ end-effector, whichever constraint's chain brought that joint in.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -23,26 +22,17 @@ from .constraint import Constraint
 from .errors import InvalidInputError, UnknownNameError
 from .figure import Figure
 from .goals.base import Blocks, Goal, Report
-from .kinematics import Anchors, Frames, Kinematics, index_or_slice
+from .kinematics import Frames, Kinematics, index_or_slice
 from .linear import LinearSystem, UnitRows, coordinate_system
 
 
 @dataclass
-class _Part:
-    """A carried goal part: a point or direction fixed to a segment. Its local vector is the
-    goal's current one (read at every evaluation, so a retargeted goal is followed)."""
-
-    segment: int  # -1 for a world-fixed goal part
-    is_point: bool
-    joints: np.ndarray | slice  # active joints that move it (into the figure's joints)
-    coupling: np.ndarray  # (moving joints, n) rows of the scaled coupling for those joints
-    anchors: Anchors | None = None  # those of its joints above a non-inheriting segment
-
-
-@dataclass
 class _Member:
+    """One member goal of a term and where its parts sit in the term's stacked blocks."""
+
     goal: Goal
-    parts: dict[str, _Part]  # goal parts carried by a segment, keyed "goal.<name>"
+    carried: dict[str, int]  # goal part name -> its row in the problem's vector table
+    slots: dict[str, int]  # block key ("point", "goal.point", ...) -> column in the stack
     #: Whether the goal's class has a :meth:`Goal.check_geometry` of its own (the base one
     #: accepts everything, so :meth:`Problem.check_goals` skips the goal).
     checked: bool = field(init=False)
@@ -53,32 +43,56 @@ class _Member:
 
 @dataclass
 class _Term:
-    """One constraint: its effector parts (stacked for one batched Jacobian) and goals."""
+    """One constraint: its rows of the problem's vector table and its member goals.
+
+    The rows are the effector parts (``names``), then each member's goal parts that a
+    segment carries; a residual's derivative blocks side by side over those rows
+    (:meth:`stacked_blocks`) times their Jacobian columns is the term's Jacobian.
+    """
 
     constraint: Constraint
     members: list[_Member]
-    segment: int
     names: list[str]  # effector parts used, "point" first if present
-    local: np.ndarray  # (k, 3) their local vectors
-    has_point: bool
-    joints: np.ndarray | slice  # active joints moving the effector segment
-    coupling: np.ndarray  # (moving joints, n)
-    slots: dict[str, int]  # column offset of each effector part in a block row
-    anchors: Anchors | None = None  # moving joints above a non-inheriting segment
-    last_blocks: object = None  # the goal's last block list and its stacked form
-    last_stacked: np.ndarray | None = None
+    effector: tuple[tuple[str, int], ...]  # (part name, row in the vector table)
+    rows: slice  # rows of all its vectors: effector parts, then carried goal parts
+    last_blocks: object = None  # the last block list and its member,
+    last_member: object = None
+    last_stacked: np.ndarray | None | bool = False  # their stacked form (False: not built)
 
-    def stacked_blocks(self, blocks: list, rows: int) -> np.ndarray:
-        """The effector blocks of a residual side by side, (m, 3k) (cached per list)."""
-        if blocks is self.last_blocks:
-            return self.last_stacked  # type: ignore[return-value]
-        out = np.zeros((rows, 3 * len(self.names)))
+    def jacobian(
+        self, member: _Member, blocks: Blocks, rows: int, columns: np.ndarray
+    ) -> np.ndarray:
+        """The Jacobian (m, n) of a residual of ``rows`` = m rows with derivative ``blocks``
+        (each (m, 3)), from the (3 * vectors, n) ``columns`` of the term's rows.
+
+        A goal whose blocks are constant returns the same list each time: from its second
+        time on, its blocks side by side (:meth:`stacked_blocks`) are kept and the Jacobian
+        is one product, or the columns themselves when that stack is the identity (a
+        position goal's). Blocks seen once are multiplied one by one.
+        """
+        if blocks is self.last_blocks and member is self.last_member:
+            if self.last_stacked is False:
+                self.last_stacked = self.stacked_blocks(member, blocks, rows, len(columns))
+            stacked = self.last_stacked
+            return columns if stacked is None else stacked @ columns  # type: ignore[operator]
+        self.last_blocks, self.last_member, self.last_stacked = blocks, member, False
+        jac = None
         for key, block in blocks:
-            slot = self.slots.get(key)
+            slot = member.slots.get(key)
+            if slot is not None:
+                step = block @ columns[slot : slot + 3]
+                jac = step if jac is None else jac + step
+        return np.zeros((rows, columns.shape[1])) if jac is None else jac
+
+    @staticmethod
+    def stacked_blocks(member: _Member, blocks: Blocks, rows: int, size: int) -> np.ndarray | None:
+        """The blocks side by side, (rows, size); None when that is the identity."""
+        out = np.zeros((rows, size))
+        for key, block in blocks:
+            slot = member.slots.get(key)
             if slot is not None:
                 out[:, slot : slot + 3] += block
-        self.last_blocks, self.last_stacked = blocks, out
-        return out
+        return None if out.shape == (size, size) and np.array_equal(out, np.eye(size)) else out
 
 
 @dataclass
@@ -107,6 +121,9 @@ class Evaluation:
     g: np.ndarray  # (n,)
     terms: list[TermValue]
     problem: Problem
+    residual: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (m,) terms' stacked
+    jacobian: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # (m, n) stacked
+    weights: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (m,) each row's w_i
     _reports: list[Report] | None = field(default=None, repr=False)
     _gauss_newton: np.ndarray | None = field(default=None, repr=False)
 
@@ -131,9 +148,11 @@ class Evaluation:
         return all(p.satisfied(r) for r in self.reports)
 
     def gauss_newton_factor(self) -> np.ndarray:
-        """``F`` (m, n): rows ``sqrt(2 w_i) J_i`` stacked, so ``F^T F`` = :meth:`gauss_newton`."""
-        rows = [math.sqrt(2.0 * t.weight) * t.jacobian for t in self.terms if t.weight > 0.0]
-        return np.vstack(rows) if rows else np.zeros((0, len(self.y)))
+        """``F`` (m, n): rows ``sqrt(2 w_i) J_i`` of the terms with ``w_i > 0`` stacked, so
+        ``F^T F`` = :meth:`gauss_newton`."""
+        factor = np.sqrt(2.0 * self.weights)[:, None] * self.jacobian
+        weighted = self.weights > 0.0
+        return factor if weighted.all() else factor[weighted]
 
     def gauss_newton(self) -> np.ndarray:
         """``2 sum w_i J_i^T J_i`` (n, n): the Gauss-Newton curvature of G (cached)."""
@@ -176,7 +195,7 @@ class Problem:
             # input, say so; a joint-less figure is a setup mistake.
             raise InvalidInputError("the figure has no joints; add joints before solving")
         self.kinematics = figure.kinematics
-        self._last_frames: tuple[int, np.ndarray, Frames] | None = None
+        self._last_frames: tuple[int, bytes, Frames] | None = None
         self.version = figure.version
         chains = np.zeros(len(figure.joints), dtype=bool)
         for c in self.constraints:
@@ -196,7 +215,22 @@ class Problem:
         self._unit_rows: UnitRows | None = None
         self.system = self._variable_system()
         self._q_fixed = figure.coupling[:, self.fixed] @ self.base[self.fixed]
+        self._segments: list[int] = []  # the vector table: each vector's segment,
+        self._locals: list[np.ndarray] = []  # its local value (goal parts: re-read),
+        self._points: list[bool] = []  # and whether it is a point
+        self._carried_parts: list[tuple[int, Goal, str]] = []  # (row, goal, part name)
         self.terms = [self._term(c) for c in self.constraints]
+        self._local = np.array(self._locals, dtype=float).reshape(-1, 3)  # (V, 3)
+        self._vector_segments = np.array(self._segments, dtype=int)
+        point_rows = np.flatnonzero(self._points)
+        self._point_rows = index_or_slice(point_rows)
+        self._point_segments = self._vector_segments[point_rows]
+        active = self.active_joints
+        self._carried = self.kinematics.carried(
+            self._vector_segments, self._points, active, self.coupling[active]
+        )
+        self._sizes: list[int] = []  # residual sizes of the terms at the last evaluation
+        self._rows_of_terms = np.zeros(0, dtype=int)
         self.nfev = 0
 
     # ---------------------------------------------------------------- assembly
@@ -243,48 +277,37 @@ class Problem:
             s = segments[s].parent
         return False
 
-    def _moving_joints(self, segment: int) -> np.ndarray:
-        """Active joints on the path from the root to ``segment``."""
-        return self.active_joints[self.kinematics.ancestors[segment, self.active_joints]]
-
-    def _part(self, segment: int, is_point: bool) -> _Part:
-        if segment < 0:
-            return _Part(-1, is_point, np.zeros(0, int), np.zeros((0, self.n)))
-        joints = self._moving_joints(segment)
-        return _Part(
-            segment,
-            is_point,
-            index_or_slice(joints),
-            self.coupling[joints],
-            self.kinematics.anchors(segment, joints),
-        )
+    def _vector(self, segment: int, local: np.ndarray, is_point: bool) -> int:
+        """Add a vector fixed to ``segment`` to the vector table; return its row."""
+        self._segments.append(segment)
+        self._locals.append(np.asarray(local, dtype=float))
+        self._points.append(is_point)
+        return len(self._segments) - 1
 
     def _term(self, c: Constraint) -> _Term:
         seg = self.figure.segment_index(c.effector.segment)
         local = c.effector.parts()
         needs = {p for m in c.goal.members() for p in m.needs}
         names = [p for p in ("point", "x", "y") if p in needs]
+        start = len(self._segments)
+        effector = tuple((name, self._vector(seg, local[name], name == "point")) for name in names)
         members = []
         for goal in c.goal.members():
-            parts = {}
+            carried = {}
             if goal.carrier is not None:
                 carrier = self.figure.segment_index(goal.carrier)
-                for name in goal.geometry():
-                    parts[f"goal.{name}"] = self._part(carrier, name in goal.point_parts)
-            members.append(_Member(goal, parts))
-        joints = self._moving_joints(seg)
-        return _Term(
-            constraint=c,
-            members=members,
-            segment=seg,
-            names=names,
-            local=np.array([local[p] for p in names], dtype=float).reshape(-1, 3),
-            has_point="point" in names,
-            joints=index_or_slice(joints),
-            coupling=self.coupling[joints],
-            slots={p: 3 * k for k, p in enumerate(names)},
-            anchors=self.kinematics.anchors(seg, joints),
-        )
+                for name, vector in goal.geometry().items():
+                    row = self._vector(carrier, vector, name in goal.point_parts)
+                    carried[name] = row
+                    self._carried_parts.append((row, goal, name))
+            members.append(_Member(goal, carried, {}))
+        rows = slice(start, len(self._segments))
+        for member in members:
+            member.slots = {p: 3 * k for k, p in enumerate(names)}
+            member.slots.update(
+                (f"goal.{name}", 3 * (row - start)) for name, row in member.carried.items()
+            )
+        return _Term(c, members, names, effector, rows)
 
     def _variable_system(self) -> LinearSystem:
         """The rows in ``y`` (unit length) at the current ``base``.
@@ -337,34 +360,35 @@ class Problem:
         q = self._q_fixed + self.coupling @ y
         key = self.figure.rest_version
         last = self._last_frames
-        if last is not None and last[0] == key and np.array_equal(last[1], q):
+        # Bit-equal q (cheaper than np.array_equal; a -0.0 for 0.0 only costs a new pass).
+        if last is not None and last[0] == key and last[1] == q.tobytes():
             return last[2]
         frames = self.kinematics.forward(q)
-        self._last_frames = (key, q, frames)
+        self._last_frames = (key, q.tobytes(), frames)
         return frames
 
     def evaluate(self, y: np.ndarray) -> Evaluation:
         """Objective, gradient and per-constraint state at ``y`` (n,).
 
-        One forward pass; per constraint one batched Jacobian of its effector
-        parts. Reports in user units are left to :attr:`Evaluation.reports`.
+        One forward pass; the Jacobian columns of every effector part and carried goal
+        part at once; per constraint its residual and the product of its derivative
+        blocks with its columns. Reports in user units are left to
+        :attr:`Evaluation.reports`.
         """
         self.nfev += 1
         frames = self.frames(y)
-        f = 0.0
-        g = None
-        values = []
-        for term in self.terms:
-            value = self._term_value(term, frames)
-            values.append(value)
-            if value.weight > 0.0:
-                res = value.residual
-                f += value.weight * float(res @ res)
-                step = (2.0 * value.weight) * (res @ value.jacobian)
-                g = step if g is None else g + step
-        if g is None:
-            g = np.zeros(self.n)
-        return Evaluation(np.array(y, dtype=float), f, g, values, self)
+        vectors = self._vectors(frames)
+        columns = Kinematics.columns(frames, vectors, self._carried).reshape(
+            3 * len(vectors), self.n
+        )
+        values = [self._term_value(term, vectors, columns) for term in self.terms]
+        residual = np.concatenate([v.residual for v in values])
+        jacobian = np.concatenate([v.jacobian for v in values])
+        weights = np.array([v.weight for v in values])[self._row_terms(values)]
+        weighted = weights * residual
+        f = float(weighted @ residual)
+        g = (2.0 * weighted) @ jacobian
+        return Evaluation(np.array(y, dtype=float), f, g, values, self, residual, jacobian, weights)
 
     def value(self, y: np.ndarray) -> float:
         """Objective ``G(y)``."""
@@ -375,49 +399,62 @@ class Problem:
         e = self.evaluate(y)
         return e.f, e.g
 
-    def _world(self, part: _Part, local: np.ndarray, frames: Frames) -> np.ndarray:
-        """World vector (3,) of a carried part whose segment-local vector is ``local``."""
-        rot = frames.rotations[part.segment]
-        if part.is_point:
-            return frames.origins[part.segment] + rot @ local
-        return rot @ local
+    def _row_terms(self, values: list[TermValue]) -> np.ndarray:
+        """(m,) the term of each row of the stacked residual (kept while the sizes stay)."""
+        sizes = [len(v.residual) for v in values]
+        if sizes != self._sizes:
+            self._sizes = sizes
+            self._rows_of_terms = np.repeat(np.arange(len(sizes)), sizes)
+        return self._rows_of_terms
 
-    def _effector(self, term: _Term, frames: Frames) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """World effector parts (k, 3) and the same keyed by part name."""
-        world = term.local @ frames.rotations[term.segment].T
-        if term.has_point:
-            world[0] += frames.origins[term.segment]
-        return world, dict(zip(term.names, world, strict=True))
+    def _vectors(self, frames: Frames) -> np.ndarray:
+        """World values (V, 3) of the vector table: effector parts and carried goal parts
+        (whose local values are the goals' current ones, so a retargeted goal is followed)."""
+        local = self._local
+        if self._carried_parts:
+            local = local.copy()
+            for row, goal, name in self._carried_parts:
+                local[row] = getattr(goal, name)
+        segments = self._vector_segments
+        world = np.einsum("vab,vb->va", frames.rotations[segments], local)
+        world[self._point_rows] += frames.origins[self._point_segments]
+        return world
 
-    def _term_value(self, term: _Term, frames: Frames) -> TermValue:
-        world, effector = self._effector(term, frames)
+    @staticmethod
+    def _parts(
+        term: _Term, member: _Member, vectors: np.ndarray
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """A member's effector parts and goal parts (carried ones in world), keyed by name."""
+        effector = {name: vectors[row] for name, row in term.effector}
+        geometry = member.goal.geometry()
+        for name, row in member.carried.items():
+            geometry[name] = vectors[row]
+        return effector, geometry
+
+    def _term_value(self, term: _Term, vectors: np.ndarray, columns: np.ndarray) -> TermValue:
+        """A term's residual and Jacobian (its closest member's, for a disjunction).
+
+        Args:
+            term: the term.
+            vectors: (V, 3) world vectors of the vector table.
+            columns: (3 V, n) their Jacobian columns.
+        """
         best = None
         for member in term.members:
-            geometry = member.goal.geometry()
-            for key, part in member.parts.items():
-                geometry[key[5:]] = self._world(part, geometry[key[5:]], frames)
+            effector, geometry = self._parts(term, member, vectors)
             res, blocks = member.goal.residual(effector, geometry)
             if len(term.members) == 1:
-                best = (0.0, member, geometry, res, blocks)
+                best = (0.0, member, effector, geometry, res, blocks)
                 break
             size = float(res @ res)
             if best is None or size < best[0]:
-                best = (size, member, geometry, res, blocks)
+                best = (size, member, effector, geometry, res, blocks)
         assert best is not None
-        _, member, geometry, res, blocks = best
-        columns = Kinematics.columns(
-            frames, world, term.has_point, term.joints, term.coupling, term.anchors
-        )
-        jac = term.stacked_blocks(blocks, len(res)) @ columns.reshape(3 * len(world), self.n)
-        for key, block in blocks:
-            part = member.parts.get(key)
-            if part is not None and part.coupling.shape[0]:
-                vector = geometry[key[5:]]
-                cols = Kinematics.columns(
-                    frames, vector[None], part.is_point, part.joints, part.coupling, part.anchors
-                )
-                jac = jac + block @ cols[0]
-        return TermValue(term.constraint.weight, res, jac, member.goal, effector, geometry, blocks)
+        _, member, effector, geometry, res, blocks = best
+        own = columns[3 * term.rows.start : 3 * term.rows.stop]
+        jac = term.jacobian(member, blocks, len(res), own)
+        weight = term.constraint.weight
+        return TermValue(weight, res, jac, member.goal, effector, geometry, blocks)
 
     def check_goals(self, y: np.ndarray) -> None:
         """Raise :class:`InvalidInputError` where a goal is undefined at ``y``.
@@ -425,16 +462,13 @@ class Problem:
         Only goals with a check of their own (:attr:`_Member.checked`) are looked at: the
         others could never raise, and their world geometry costs as much as the check.
         """
-        frames = None
+        vectors = None
         for term in self.terms:
             checked = [member for member in term.members if member.checked]
             if not checked:
                 continue
-            frames = self.frames(y) if frames is None else frames
-            _, effector = self._effector(term, frames)
+            vectors = self._vectors(self.frames(y)) if vectors is None else vectors
             for member in checked:
-                geometry = member.goal.geometry()
-                for key, part in member.parts.items():
-                    geometry[key[5:]] = self._world(part, geometry[key[5:]], frames)
+                effector, geometry = self._parts(term, member, vectors)
                 label = f"constraint {term.constraint.name!r}"
                 member.goal.check_geometry(effector, geometry, label)

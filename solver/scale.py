@@ -89,7 +89,7 @@ class ScaledEvaluation:
         self.raw = raw
         self._scaled = scaled
         self.f = raw.f * scaled.inverse_square
-        self.g = raw.g * scaled.unit * scaled.inverse_square
+        self.g = raw.g * scaled.gradient_scale
         self._gn: np.ndarray | None = None
         self._factor: np.ndarray | None = None
 

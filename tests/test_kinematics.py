@@ -101,30 +101,31 @@ def test_forward_pass_matches_the_segment_by_segment_reference(
 @pytest.mark.parametrize("hinge_share", [0.0, 0.4])
 @pytest.mark.parametrize("seed", range(6))
 def test_columns_match_central_differences(seed: int, hinge_share: float) -> None:
-    """d(point)/dq and d(direction)/dq for every segment, all joints as variables."""
+    """d(point)/dy and d(direction)/dy of a point and two directions on every segment, all
+    in one batch, through a random coupling of every joint to as many variables."""
     fig = mixed_tree(seed, hinge_share)
     rng = np.random.default_rng(200 + seed)
     q = rng.uniform(-2, 2, len(fig.joints))
-    local = np.vstack((rng.normal(size=3), random_unit(rng), random_unit(rng)))
+    coupling = rng.normal(size=(len(q), len(q)))
+    n_s = len(fig.segments)
+    local = np.vstack((rng.normal(size=(n_s, 3)), rng.normal(size=(2 * n_s, 3))))
+    segments = np.tile(np.arange(n_s), 3)  # points, then two directions, per segment
+    points = np.arange(3 * n_s) < n_s
     kin = fig.kinematics
 
-    def world(qq: np.ndarray, s: int) -> np.ndarray:
-        f = kin.forward(qq)
-        out = local @ f.rotations[s].T
-        out[0] += f.origins[s]
-        return out.reshape(-1)
+    def world(y: np.ndarray) -> np.ndarray:
+        f = kin.forward(q + coupling @ y)
+        out = np.einsum("vab,vb->va", f.rotations[segments], local)
+        out[points] += f.origins[segments[points]]
+        return out
 
-    frames = kin.forward(q)
-    for s in range(len(fig.segments)):
-        moving = np.flatnonzero(kin.ancestors[s])  # joints above the segment
-        coupling = np.eye(len(q))[moving]
-        cols = Kinematics.columns(
-            frames, world(q, s).reshape(3, 3), True, moving, coupling, kin.anchors(s, moving)
-        )
-        numeric = np.array(
-            [central_difference(lambda qq, i=i, s=s: world(qq, s)[i], q) for i in range(9)]
-        )
-        assert np.allclose(cols.reshape(9, -1), numeric, atol=1e-7), f"segment {s}"
+    carried = kin.carried(segments, points, np.arange(len(q)), coupling)
+    y = np.zeros(len(q))
+    cols = Kinematics.columns(kin.forward(q), world(y), carried)
+    numeric = np.array(
+        [central_difference(lambda yy, i=i: world(yy).reshape(-1)[i], y) for i in range(9 * n_s)]
+    )
+    assert np.allclose(cols.reshape(9 * n_s, -1), numeric, atol=1e-6)
 
 
 @pytest.mark.parametrize("hinge_share", [0.0, 0.5])
@@ -139,6 +140,29 @@ def test_set_rest_is_read_by_the_next_pass(hinge_share: float) -> None:
     expected = reference(fig, q)[0]
     assert np.allclose(frames.origins, expected[:, :3, 3], atol=1e-12)
     assert np.allclose(frames.rotations, expected[:, :3, :3], atol=1e-12)
+
+
+@pytest.mark.parametrize("hinge_share", [0.0, 0.5])
+def test_only_the_changed_rests_are_re_read_and_every_one_is(hinge_share: float) -> None:
+    """Passes between rounds of set_rest on random subsets of the segments (with and
+    without joints, hinges among them, rotation or translation alone): each pass equals
+    the reference of the figure as it now is."""
+    fig = mixed_tree(5, hinge_share)
+    rng = np.random.default_rng(8)
+    names = fig.segment_names
+    assert any(not s.inherit_rotation for s in fig.segments) == (hinge_share > 0)
+    for _ in range(6):
+        q = rng.uniform(-2, 2, len(fig.joints))
+        for s in rng.choice(len(names), size=int(rng.integers(1, 4)), replace=False):
+            kind = int(rng.integers(3))
+            translation = rng.normal(size=3) if kind != 1 else None
+            rotation = random_rotation(rng) if kind != 0 else None
+            fig.set_rest(names[s], translation=translation, rotation=rotation)
+        frames = fig.kinematics.forward(q)
+        expected, axes, pivots = reference(fig, q)
+        assert np.allclose(frames.origins, expected[:, :3, 3], atol=1e-12)
+        assert np.allclose(frames.rotations, expected[:, :3, :3], atol=1e-12)
+        assert np.allclose(frames.axes, axes, atol=1e-12)
 
 
 def test_a_segment_that_does_not_inherit_rotation_in_closed_form() -> None:

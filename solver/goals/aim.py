@@ -7,6 +7,8 @@ from .base import Blocks, Goal, Report, Vec, Vector, angle_between, commensurate
 from .base import length as vector_length
 
 _MIN_DISTANCE = 1e-9
+_I = np.eye(3)
+_I.setflags(write=False)
 
 
 class AimGoal(Goal):
@@ -39,9 +41,10 @@ class AimGoal(Goal):
         d = g["point"] - e["point"]
         length = max(vector_length(d), _MIN_DISTANCE)
         u = d / length
-        du = self.c * (np.eye(3) - np.outer(u, u)) / length  # d(c u)/dp
-        res = self.c * (u - e["x"])
-        return res, [("point", -du), ("x", -self.c * np.eye(3)), ("goal.point", du)]
+        c = self.c
+        du = (c / length) * (_I - u[:, None] * u)  # d(c u)/dp
+        res = c * (u - e["x"])
+        return res, [("point", -du), ("x", -c * _I), ("goal.point", du)]
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
         d = g["point"] - e["point"]
