@@ -198,9 +198,15 @@ def quaternions_to_matrices(quaternions: np.ndarray) -> np.ndarray:
     ok = (norm > 0.0)[:, None]
     w, x, y, z = np.where(ok, q / np.where(ok, norm[:, None], 1.0), (1.0, 0.0, 0.0, 0.0)).T
     out = np.empty((len(q), 3, 3))
-    out[:, 0] = np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], 1)
-    out[:, 1] = np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], 1)
-    out[:, 2] = np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], 1)
+    out[:, 0, 0] = 1 - 2 * (y * y + z * z)
+    out[:, 0, 1] = 2 * (x * y - z * w)
+    out[:, 0, 2] = 2 * (x * z + y * w)
+    out[:, 1, 0] = 2 * (x * y + z * w)
+    out[:, 1, 1] = 1 - 2 * (x * x + z * z)
+    out[:, 1, 2] = 2 * (y * z - x * w)
+    out[:, 2, 0] = 2 * (x * z - y * w)
+    out[:, 2, 1] = 2 * (y * z + x * w)
+    out[:, 2, 2] = 1 - 2 * (x * x + y * y)
     return out
 
 

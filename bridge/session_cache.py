@@ -57,8 +57,9 @@ if TYPE_CHECKING:
 CAPACITY = 8
 
 #: Bone / pose bone properties no build reads: the pose channels (re-read every solve), the
-#: evaluated matrices, selection and visibility, and what only changes how a bone is drawn or
-#: how it deforms a mesh (B-Bone segments, envelopes, custom shapes).
+#: evaluated matrices, selection and visibility, what only changes how a bone is drawn or
+#: how it deforms a mesh (B-Bone segments, envelopes, custom shapes), and the settings only
+#: Blender's iTaSC solver uses (its rotation / location control and their weights).
 NOT_READ_BY_BUILD = frozenset(
     (
         "location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle",
@@ -66,6 +67,8 @@ NOT_READ_BY_BUILD = frozenset(
         "select", "select_head", "select_tail", "hide", "hide_select", "show_wire",
         "use_deform", "use_envelope_multiply", "envelope_distance", "envelope_weight",
         "head_radius", "tail_radius", "use_cyclic_offset", "display_type",
+        "use_ik_rotation_control", "use_ik_linear_control", "ik_rotation_weight",
+        "ik_linear_weight",
     )
 )  # fmt: skip
 _DISPLAY_PREFIXES = ("bbone_", "custom_shape", "use_custom_shape", "use_transform_a",
@@ -263,10 +266,12 @@ def _parentage(target: bpy.types.Object | None) -> tuple:
 def _object_key(obj: bpy.types.Object, settings: ReachSettings, only_selected: bool) -> tuple:
     """The armature object and its Reach settings (see the module docstring)."""
     m = np.array(obj.matrix_world, dtype=float)[:3, :3]
+    (a, b, c), (d, e, f), (g, h, i) = m.tolist()
+    det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)  # its sign is enough
     data = armature_data(obj)
     return (
         obj.as_pointer(), obj.session_uid, obj.type, obj.mode, data.as_pointer(),
-        tuple((m.T @ m).round(12).ravel()), bool(np.linalg.det(m) < 0.0), only_selected,
+        tuple((m.T @ m).round(12).ravel()), det < 0.0, only_selected,
         _rna_values(settings), tuple(_parentage(item.target) for item in settings.constraints),
         tuple(data.bones.keys()),
     )  # fmt: skip
