@@ -191,7 +191,7 @@ class Kinematics:
                     self.anchor[s, self.ancestors[s] & (self.anchor[s] < 0)] = s
             self.ancestors[s, list(segment.joints)] = True
         self._flatten()
-        self.refresh_rest(segments)
+        self.refresh_rest()
 
     def _flatten(self) -> None:
         """Nodes in depth order: their parents, each joint's and segment's node, the
@@ -243,8 +243,9 @@ class Kinematics:
             for h in self.hinges
         ]
 
-    def refresh_rest(self, segments: Sequence[Segment]) -> None:
-        """Read every segment's rest transform (at construction).
+    def refresh_rest(self) -> None:
+        """Read every segment's rest transform from the figure's segments (at construction;
+        :meth:`Figure.set_rest` notes single changes through :meth:`rest_changed`).
 
         Each segment's rest transform is folded into the motion of the node that
         carries it (its first joint's): ``restR @ Rot(q) = restR + sin(q) restR K +

@@ -241,14 +241,15 @@ def test_each_term_jacobian_matches_central_differences(args) -> None:
         assert np.allclose(first.terms[k].jacobian, again.terms[k].jacobian, rtol=1e-12, atol=1e-14)
         if len(term.members) > 1:
             continue  # the closest member may change within a difference step
+        rows = len(first.terms[k].residual)
         numeric = np.array(
             [
                 central_difference(
                     lambda yy, k=k, i=i: problem.evaluate(yy).terms[k].residual[i], y
                 )
-                for i in range(len(first.terms[k].residual))
+                for i in range(rows)
             ]
-        ).reshape(-1, len(y))
+        ).reshape(rows, len(y))
         jacobian = first.terms[k].jacobian
         scale = max(np.max(np.abs(jacobian), initial=0.0), 1.0)
         assert np.allclose(jacobian, numeric, atol=1e-6 * scale), f"term {k}"
