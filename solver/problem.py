@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -474,7 +475,8 @@ class Problem:
         ``r - p`` (:meth:`PositionGoal.residual`), and blocks whose stack is the identity,
         so the Jacobian is the effector point's columns. Saves a few microseconds a term."""
         row = term.effector[0][1]
-        point, target = vectors[row], goal.point
+        point = vectors[row]
+        target = cast(np.ndarray, goal.point)  # a required Vector: never None
         jacobian = columns[3 * row : 3 * row + 3]
         return TermValue(
             term.constraint.weight,
