@@ -155,7 +155,7 @@ class Rig:
             mode = pb.rotation_mode
             if mode == "QUATERNION":
                 turned.append(name)
-                quaternions.append(tuple(pb.rotation_quaternion))
+                quaternions.append(pb.rotation_quaternion[:])
             else:
                 self.rotation[name] = rotations.channels_to_rotation(
                     rotation_values(pb, mode), mode
