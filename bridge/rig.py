@@ -143,6 +143,8 @@ class Rig:
     def read_pose(self, solved_too: bool) -> None:
         """Read basis rotation/location of figure bones from Blender (solved ones optional)."""
         pose = self.obj.pose.bones
+        turned: list[str] = []  # quaternion bones, converted together below
+        quaternions: list[tuple[float, ...]] = []
         for name in self.bones:
             info = self.solved.get(name)
             if info is not None and not solved_too:  # only what the solve does not write
@@ -151,12 +153,21 @@ class Rig:
                 continue
             pb = pose[name]
             mode = pb.rotation_mode
-            self.rotation[name] = rotations.channels_to_rotation(rotation_values(pb, mode), mode)
+            if mode == "QUATERNION":
+                turned.append(name)
+                quaternions.append(pb.rotation_quaternion[:])
+            else:
+                self.rotation[name] = rotations.channels_to_rotation(
+                    rotation_values(pb, mode), mode
+                )
             self.base.pop(name, None)  # relinearise around the pose just read
             self.location[name] = np.array(pb.location, dtype=float)
             if info is not None and info.stretch is not None:
                 inherited = parent_stretch(self.obj, name, self.stretch, self.solved)
                 self.stretch[name] = max(float(pb.scale[1]) * inherited, MIN_STRETCH)
+        if turned:
+            matrices = rotations.quaternions_to_matrices(np.array(quaternions))
+            self.rotation.update(zip(turned, matrices, strict=True))
         for name in constrained(self.obj, self.still):
             self.rotation[name], self.location[name] = evaluated_basis(self.obj, name)
 

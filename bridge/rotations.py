@@ -185,6 +185,25 @@ def quaternion_to_matrix(quaternion: np.ndarray) -> np.ndarray:
     ])  # fmt: skip
 
 
+def quaternions_to_matrices(quaternions: np.ndarray) -> np.ndarray:
+    """Rotation matrices ``(n, 3, 3)`` of quaternions ``(n, 4)`` ``(w, x, y, z)``: each row's
+    :func:`quaternion_to_matrix`, with the same operations in the same order (the same
+    numbers), in one pass for the bones of a pose read.
+
+    A row that cannot be normalised (zero or NaN) is the identity, as there.
+    """
+    q = np.asarray(quaternions, dtype=float).reshape(-1, 4)
+    w, x, y, z = q.T
+    norm = np.sqrt(w * w + x * x + y * y + z * z)
+    ok = (norm > 0.0)[:, None]
+    w, x, y, z = np.where(ok, q / np.where(ok, norm[:, None], 1.0), (1.0, 0.0, 0.0, 0.0)).T
+    out = np.empty((len(q), 3, 3))
+    out[:, 0] = np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], 1)
+    out[:, 1] = np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], 1)
+    out[:, 2] = np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], 1)
+    return out
+
+
 def axis_angle_to_matrix(axis_angle: np.ndarray) -> np.ndarray:
     """Rotation matrix ``(3, 3)`` of Blender's axis-angle ``(angle, x, y, z)``."""
     angle = float(axis_angle[0])

@@ -206,14 +206,15 @@ def _plan(struct: Any) -> _RnaPlan:
     return plan
 
 
-def _rna_values(struct: Any) -> tuple:
+def _rna_values(struct: Any, plan: _RnaPlan | None = None) -> tuple:
     """Every RNA property of ``struct`` (a property group or a constraint): values, pointers
     by address (property groups by contents), collections item by item.
 
     The single values are read in one ``attrgetter`` call (C, not a Python loop per
-    property): a key reads a few hundred of them per solve.
+    property): a key reads a few hundred of them per solve. ``plan``: ``struct``'s plan when
+    the caller has it (:func:`_each_rna_values`).
     """
-    plan = _plan(struct)
+    plan = _plan(struct) if plan is None else plan
     out: list[Any] = [None if plan.values is None else plan.values(struct)]
     for ident in plan.arrays:  # a slice of a 1-D RNA array (or vector) is a tuple of values
         out.append(tuple(getattr(struct, ident)[:]))
@@ -228,7 +229,21 @@ def _rna_values(struct: Any) -> tuple:
         else:  # an ID or a struct owned elsewhere: which one, not its contents
             out.append(value.as_pointer())
     for ident in plan.collections:
-        out.append(tuple(_rna_values(item) for item in getattr(struct, ident)))
+        out.append(_each_rna_values(getattr(struct, ident)))
+    return tuple(out)
+
+
+def _each_rna_values(structs: Iterable[Any]) -> tuple:
+    """:func:`_rna_values` of each struct. Structs of one Python class share its plan (Blender
+    gives every RNA type its own class), so a type's property count is checked once per call
+    rather than once per struct: the items of a collection, the settings of every bone."""
+    plans: dict[type, _RnaPlan] = {}
+    out = []
+    for struct in structs:
+        plan = plans.get(type(struct))
+        if plan is None:
+            plan = plans[type(struct)] = _plan(struct)
+        out.append(_rna_values(struct, plan))
     return tuple(out)
 
 
@@ -239,7 +254,7 @@ def _parentage(target: bpy.types.Object | None) -> tuple:
     while target is not None:
         out.append((
             target.as_pointer(), target.parent_type, target.parent_bone,
-            tuple(_rna_values(c) for c in target.constraints),
+            _each_rna_values(target.constraints),
         ))  # fmt: skip
         target = target.parent
     return tuple(out)
@@ -285,11 +300,10 @@ def _bone_key(obj: bpy.types.Object, session: RigSession, watched: tuple[str, ..
         pose_bones, _numeric_properties(pose_bones[0].bl_rna)
     )
     parents = tuple(p.name if (p := bones[name].parent) is not None else "" for name in watched)
-    extra = tuple(
-        (_rna_values(bone_settings_of(pb)), tuple(_rna_values(c) for c in pb.constraints))
-        for pb in map(pose_bones.__getitem__, session.rig.bones)
-    )
-    return numbers, parents, extra
+    figure = [pose_bones[name] for name in session.rig.bones]
+    settings = _each_rna_values(map(bone_settings_of, figure))
+    constraints = tuple(_each_rna_values(pb.constraints) for pb in figure)
+    return numbers, parents, settings, constraints
 
 
 def pinned_joints(session: RigSession) -> list[tuple[int, float]]:

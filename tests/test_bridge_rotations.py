@@ -99,3 +99,23 @@ def test_quaternion_of_a_matrix_and_its_sign_continuity() -> None:
         assert np.allclose(out, q, atol=1e-12) or np.allclose(out, -q, atol=1e-12)
         assert np.allclose(rotations.matrix_to_quaternion(matrix, -q), -q, atol=1e-12)
         assert np.allclose(rotations.matrix_to_quaternion(matrix, q), q, atol=1e-12)
+
+
+def test_quaternions_in_one_pass_give_each_quaternions_own_matrix_to_the_bit() -> None:
+    """The batched conversion of a pose read does what ``quaternion_to_matrix`` does per
+    bone, bit for bit: unnormalised, float32-rounded, zero and NaN quaternions included."""
+    rng = np.random.default_rng(5)
+    quaternions = rng.normal(size=(60, 4)) * rng.uniform(0.1, 3.0, size=(60, 1))
+    quaternions[:20] = quaternions[:20].astype(np.float32)  # as Blender stores them
+    quaternions[20] = 0.0
+    quaternions[21, 2] = np.nan
+    batched = rotations.quaternions_to_matrices(quaternions)
+    for q, matrix in zip(quaternions, batched, strict=True):
+        assert matrix.tobytes() == rotations.quaternion_to_matrix(q).tobytes()
+    np.testing.assert_array_equal(batched[20], np.eye(3))  # closed form: zero is the identity
+    half = math.sqrt(0.5)  # 90 degrees about Z
+    np.testing.assert_allclose(
+        rotations.quaternions_to_matrices(np.array([[half, 0.0, 0.0, half]]))[0],
+        [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
+        atol=1e-15,
+    )
