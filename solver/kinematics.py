@@ -191,7 +191,7 @@ class Kinematics:
                     self.anchor[s, self.ancestors[s] & (self.anchor[s] < 0)] = s
             self.ancestors[s, list(segment.joints)] = True
         self._flatten()
-        self.refresh_rest(segments)
+        self.refresh_rest()
 
     def _flatten(self) -> None:
         """Nodes in depth order: their parents, each joint's and segment's node, the
@@ -243,8 +243,9 @@ class Kinematics:
             for h in self.hinges
         ]
 
-    def refresh_rest(self, segments: Sequence[Segment]) -> None:
-        """Read every segment's rest transform (at construction).
+    def refresh_rest(self) -> None:
+        """Read every segment's rest transform from the figure's segments (at construction;
+        :meth:`Figure.set_rest` notes single changes through :meth:`rest_changed`).
 
         Each segment's rest transform is folded into the motion of the node that
         carries it (its first joint's): ``restR @ Rot(q) = restR + sin(q) restR K +
@@ -252,12 +253,16 @@ class Kinematics:
         at run time. Other joints' nodes have ``restR = I`` and no offset.
         """
         n_nodes = self.n_nodes
-        self._rest_r = np.broadcast_to(np.eye(3), (n_nodes, 3, 3)).copy()
-        self._rest_k = self._skew.copy()
-        self._rest_k2 = self._skew2.copy()
+        # 4x4 so that a pass adds them up with no copy into a template: the rest transform
+        # [restR | offset; 0 0 0 1], and [restR K | 0; 0] and [restR K^2 | 0; 0].
+        self._rest = np.zeros((n_nodes, 4, 4))
+        self._rest[:, :3, :3] = np.eye(3)
+        self._rest[:, 3, 3] = 1.0
+        self._rest_k = np.zeros((n_nodes, 4, 4))
+        self._rest_k[:, :3, :3] = self._skew
+        self._rest_k2 = np.zeros((n_nodes, 4, 4))
+        self._rest_k2[:, :3, :3] = self._skew2
         self._slide = self._node_axes.copy()  # prismatic directions
-        self._template = np.zeros((n_nodes, 4, 4))
-        self._template[:, 3, 3] = 1.0
         self._hinge_offsets = np.zeros((len(self.hinges), 3))
         self._changed = set(range(self.n_segments))
         self._refresh_changed()
@@ -275,13 +280,13 @@ class Kinematics:
         nodes = self.rest_node[changed]
         rotations = np.array([segments[s].rotation for s in changed], dtype=float)
         rotations = rotations.reshape(-1, 3, 3)
-        self._rest_r[nodes] = rotations
-        self._rest_k[nodes] = rotations @ self._skew[nodes]
-        self._rest_k2[nodes] = rotations @ self._skew2[nodes]
+        self._rest[nodes, :3, :3] = rotations
+        self._rest_k[nodes, :3, :3] = rotations @ self._skew[nodes]
+        self._rest_k2[nodes, :3, :3] = rotations @ self._skew2[nodes]
         self._slide[nodes] = (rotations @ self._node_axes[nodes, :, None])[:, :, 0]
         # A hinge's offset is applied after the pass (see forward), not by its node.
         offsets = [_ORIGIN if s in self._hinge_set else segments[s].translation for s in changed]
-        self._template[nodes, :3, 3] = np.array(offsets, dtype=float).reshape(-1, 3)
+        self._rest[nodes, :3, 3] = np.array(offsets, dtype=float).reshape(-1, 3)
         for s in changed:
             if s in self._hinge_set:
                 self._hinge_offsets[self._hinge_number[s]] = segments[s].translation
@@ -294,8 +299,7 @@ class Kinematics:
         angle[self.joint_node] = q if self.all_revolute else np.where(self.revolute, q, 0.0)
         s = np.sin(angle)[:, None, None]
         c = (1.0 - np.cos(angle))[:, None, None]
-        nodes = self._template.copy()
-        nodes[:, :3, :3] = self._rest_r + s * self._rest_k + c * self._rest_k2
+        nodes = self._rest + s * self._rest_k + c * self._rest_k2
         slide = None  # (n_joints, 1) prismatic values, when the figure has any
         if not self.all_revolute:
             slide = np.where(self.revolute, 0.0, q)[:, None]

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import Constraint, Figure, Solver
+from solver import Constraint, Figure, PositionGoal, Solver
 from solver.problem import Problem
 from tests.solver_checks import (
     GOAL_TYPES,
@@ -241,16 +241,60 @@ def test_each_term_jacobian_matches_central_differences(args) -> None:
         assert np.allclose(first.terms[k].jacobian, again.terms[k].jacobian, rtol=1e-12, atol=1e-14)
         if len(term.members) > 1:
             continue  # the closest member may change within a difference step
+        rows = len(first.terms[k].residual)
         numeric = np.array(
             [
                 central_difference(
                     lambda yy, k=k, i=i: problem.evaluate(yy).terms[k].residual[i], y
                 )
-                for i in range(len(first.terms[k].residual))
+                for i in range(rows)
             ]
-        ).reshape(-1, len(y))
+        ).reshape(rows, len(y))
         jacobian = first.terms[k].jacobian
         scale = max(np.max(np.abs(jacobian), initial=0.0), 1.0)
         assert np.allclose(jacobian, numeric, atol=1e-6 * scale), f"term {k}"
     stacked = np.concatenate([t.jacobian for t in again.terms])
     assert np.array_equal(again.jacobian, stacked)
+
+
+@settings(max_examples=20, deadline=None)
+@given(figure_cases(max_segments=6, hinges=True), st.integers(0, 2**32 - 1))
+def test_a_lone_position_goal_evaluates_as_the_general_path_does(
+    case: FigureCase, seed: int
+) -> None:
+    """The position fast path (a lone world-fixed PositionGoal) against the same goal taken
+    through the general path (a subclass), on a random tree: the same residuals, Jacobians,
+    objective and gradient, at the first evaluation and at later ones."""
+
+    class GeneralPosition(PositionGoal):
+        pass
+
+    rng = np.random.default_rng(seed)
+    fig = case.figure
+    coords = rng.uniform(-1.0, 1.0, len(fig.coordinate_names))
+    segments = list(case.parents)
+    effectors = [random_effector(rng, segments[k % len(segments)]) for k in range(3)]
+    targets = [rng.normal(size=3) for _ in effectors]
+    problems = [
+        Problem(
+            fig,
+            [
+                Constraint(e, goal(t), weight=1.0 + k, name=f"c{k}")
+                for k, (e, t) in enumerate(zip(effectors, targets, strict=True))
+            ],
+            coords,
+        )
+        for goal in (PositionGoal, GeneralPosition)
+    ]
+    fast, general = problems
+    assert all(t.position is not None for t in fast.terms)
+    assert all(t.position is None for t in general.terms)
+    for y in [fast.from_coordinates(coords), *rng.uniform(-1.0, 1.0, (3, fast.n))]:
+        a, b = fast.evaluate(y), general.evaluate(y)
+        assert a.f == pytest.approx(b.f, rel=1e-15, abs=1e-300)
+        assert np.allclose(a.g, b.g, rtol=1e-14, atol=1e-15)
+        for s, t in zip(a.terms, b.terms, strict=True):
+            assert np.array_equal(s.residual, t.residual)
+            assert np.array_equal(s.jacobian, t.jacobian)
+            assert s.report() == t.report()
+            assert s.blocks == t.blocks

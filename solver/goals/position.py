@@ -9,7 +9,7 @@ _I.setflags(write=False)
 _MINUS_I = -_I
 _MINUS_I.setflags(write=False)
 #: Derivative blocks of ``r - p``: constant, so one shared (read-only) list.
-_BLOCKS: Blocks = [("point", _I), ("goal.point", _MINUS_I)]
+POSITION_BLOCKS: Blocks = [("point", _I), ("goal.point", _MINUS_I)]
 
 
 class PositionGoal(Goal):
@@ -29,7 +29,7 @@ class PositionGoal(Goal):
         self._set_carrier(carrier)
 
     def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
-        return e["point"] - g["point"], _BLOCKS
+        return e["point"] - g["point"], POSITION_BLOCKS
 
     def clearly_missed(self, res: np.ndarray, tolerance: float, angle_tolerance: float) -> bool:
         return float(res @ res) > MISS_MARGIN * tolerance * tolerance

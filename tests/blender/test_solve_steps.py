@@ -128,6 +128,22 @@ def test_cancel_after_the_first_step_restores_the_pose_bit_for_bit(
     _assert_same_pose(_pose(obj), solved)
 
 
+def test_cancel_restores_channels_edited_while_the_solve_ran(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """Cancel puts back every channel that differs from the recorded pose, also one the
+    solve never writes (a bone's scale, the location of a bone it does not translate) that
+    was edited between two steps of a modal Solve."""
+    obj = _rig()
+    start = _pose(obj)
+    job = _session(extension, obj).frame_solve()
+    assert not job.step()
+    obj.pose.bones["b1"].scale = (1.3, 0.9, 1.1)
+    obj.pose.bones["b2"].location = (0.1, 0.0, -0.2)
+    job.cancel()
+    _assert_same_pose(_pose(obj), start)
+
+
 def _modal_solve(
     extension: ModuleType, obj: bpy.types.Object, insert_keys: bool
 ) -> tuple[object, object]:
