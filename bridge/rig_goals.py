@@ -119,8 +119,8 @@ class GoalBinding:
             space: the armature's model space when the caller has it (else read here).
 
         Returns:
-            The point, and the axes or None for a goal that reads none
-            (:data:`AXIS_FREE_GOALS`: a target object's axes are then not mapped).
+            The point and the axes; for a target in the world (not carried) whose goal
+            reads no axis (:data:`AXIS_FREE_GOALS`), None instead of axes (not mapped).
         """
         if self.carry is not None:
             try:
