@@ -62,7 +62,7 @@ class _Term:
     position: PositionGoal | None = None
     last_blocks: object = None  # the last block list and its member,
     last_member: object = None
-    last_stacked: np.ndarray | None | bool = False  # their stacked form (False: not built)
+    last_stacked: np.ndarray | bool | None = False  # their stacked form (False: not built)
 
     def jacobian(
         self, member: _Member, blocks: Blocks, rows: int, columns: np.ndarray

@@ -167,9 +167,11 @@ def test_reach_fails_from_the_shoulder() -> None:
 
 def test_unreachable_reach_stops_at_a_kuhn_tucker_point() -> None:
     """Figure 6 with the default options: the solver reports the best compromise
-    (a Kuhn-Tucker point) rather than running out of iterations (7 variables)."""
+    (a Kuhn-Tucker point) rather than running out of iterations (7 variables). No time
+    limit: the default restarts take about 0.9 s of the default 1 s on a quiet machine, so
+    under load the limit, not the search, would decide the status."""
     human = build_human(grouped_spine=False, vertebrae=5)
-    result = solve(human.figure, reach_task(human, from_waist=False))
+    result = solve(human.figure, reach_task(human, from_waist=False), time_limit=None)
     assert result.status == Status.KUHN_TUCKER, f"{result.status.name} after {result.nit}"
     assert result.converged and not result.success
     assert result.message.startswith("Closest reachable pose:")

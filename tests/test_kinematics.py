@@ -163,6 +163,8 @@ def test_only_the_changed_rests_are_re_read_and_every_one_is(hinge_share: float)
         assert np.allclose(frames.origins, expected[:, :3, 3], atol=1e-12)
         assert np.allclose(frames.rotations, expected[:, :3, :3], atol=1e-12)
         assert np.allclose(frames.axes, axes, atol=1e-12)
+        revolute = fig.kinematics.revolute
+        assert np.allclose(frames.pivots[revolute], pivots[revolute], atol=1e-12)
 
 
 def test_a_segment_that_does_not_inherit_rotation_in_closed_form() -> None:
