@@ -347,7 +347,7 @@ class Figure:
 
     def _touch(self) -> None:
         self._version += 1
-        for cached in ("kinematics", "coupling", "coordinate_names"):
+        for cached in ("kinematics", "coupling", "coordinate_names", "joint_names"):
             self.__dict__.pop(cached, None)
 
     def _parameter(self, name: str) -> tuple[JointGroup, int]:
@@ -399,9 +399,9 @@ class Figure:
         """Segment names in creation order."""
         return tuple(s.name for s in self._segments)
 
-    @property
+    @cached_property
     def joint_names(self) -> tuple[str, ...]:
-        """Joint names in creation order."""
+        """Joint names in creation order (kept until a joint is added: read by every solve)."""
         return tuple(j.name for j in self._joints)
 
     @property

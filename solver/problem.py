@@ -218,8 +218,11 @@ class Problem:
         coordinate_rows = coordinate_system(figure)
         self._rows = coordinate_rows
         self._unit_rows: UnitRows | None = None
+        # The held coordinates' columns, sliced once: every rebase multiplies them.
+        self._held_rows = coordinate_rows.A[:, self.fixed]  # (rows, held)
+        self._held_coupling = coupling[:, self.fixed]  # (n_joints, held)
         self.system = self._variable_system()
-        self._q_fixed = figure.coupling[:, self.fixed] @ self.base[self.fixed]
+        self._q_fixed = self._held_coupling @ self.base[self.fixed]
         self._segments: list[int] = []  # the vector table: each vector's segment,
         self._locals: list[np.ndarray] = []  # its local value (goal parts: re-read),
         self._points: list[bool] = []  # and whether it is a point
@@ -328,13 +331,13 @@ class Problem:
         if self._unit_rows is None:
             a = rows.A[:, self.variables] * self.scale
             self._unit_rows = UnitRows(LinearSystem(a, rows.b, rows.equality, rows.labels))
-        return self._unit_rows.system(rows.b - rows.A[:, self.fixed] @ self.base[self.fixed])
+        return self._unit_rows.system(rows.b - self._held_rows @ self.base[self.fixed])
 
     def rebase(self, coords: np.ndarray) -> None:
         """Hold non-variable coordinates at ``coords`` (n_coords,) from now on."""
         self.base = np.array(coords, dtype=float)
         self.system = self._variable_system()
-        self._q_fixed = self.figure.coupling[:, self.fixed] @ self.base[self.fixed]
+        self._q_fixed = self._held_coupling @ self.base[self.fixed]
 
     # ------------------------------------------------------------- conversions
     def to_coordinates(self, y: np.ndarray) -> np.ndarray:

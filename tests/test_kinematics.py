@@ -201,3 +201,13 @@ def test_the_option_on_a_root_segment_changes_nothing() -> None:
         frames.append(fig.forward([0.8]))
     for name in ("root", "tip"):
         assert np.allclose(frames[0][name], frames[1][name], atol=1e-15)
+
+
+def test_joint_names_follow_a_joint_added_after_they_were_read() -> None:
+    """The kept tuple of names is dropped when a joint is added."""
+    fig = Figure()
+    fig.add_segment("root", translation=(0.0, 0.0, 1.0))
+    fig.add_revolute("root", axis=(0.0, 0.0, 1.0), name="a")
+    assert fig.joint_names == ("a",)
+    fig.add_revolute("root", axis=(1.0, 0.0, 0.0), name="b")
+    assert fig.joint_names == ("a", "b")
