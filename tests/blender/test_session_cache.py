@@ -43,6 +43,17 @@ def _fresh_pose(extension: ModuleType, obj: bpy.types.Object) -> dict[str, np.nd
     return out
 
 
+def _solve_as_built_from_scratch(extension: ModuleType, obj: bpy.types.Object) -> object:
+    """Solve with the cached session, check the pose is the one a session built from scratch
+    writes (from the same start), and return the cached session."""
+    expected = _fresh_pose(extension, obj)
+    session = _session(extension, obj)
+    session.solve_frame()
+    for name, channels in pose_of(obj).items():
+        np.testing.assert_allclose(channels, expected[name], atol=1e-6, err_msg=name)
+    return session
+
+
 def _chain_scene() -> tuple[bpy.types.Object, bpy.types.Object]:
     obj = make_chain(n=4, connected=False)
     target = add_empty("T", (1.2, 0.4, 2.6))
@@ -260,12 +271,7 @@ def test_an_edit_the_build_reads_makes_a_new_session(
     for pb, matrix in zip(obj.pose.bones, start, strict=True):  # one start for both solves
         pb.matrix_basis = matrix
     bpy.context.view_layer.update()
-    expected = _fresh_pose(extension, obj)
-    session = _session(extension, obj)
-    assert session is not kept
-    session.solve_frame()
-    for name, channels in pose_of(obj).items():
-        np.testing.assert_allclose(channels, expected[name], atol=1e-6, err_msg=name)
+    assert _solve_as_built_from_scratch(extension, obj) is not kept
 
 
 def test_a_pinned_axis_turned_by_hand_makes_a_new_session(
@@ -319,3 +325,49 @@ def test_an_aim_target_moved_onto_its_effector_is_refused_by_a_kept_session(
     aim.location = (2.0, 0.0, 1.0)  # moved away: solved again, no error
     bpy.context.view_layer.update()
     _session(extension, obj).solve_frame()
+
+
+#: A setting the cache's key leaves out (``session_cache.BUILD_IGNORES``) -> an edit of it.
+IGNORED_EDITS: dict[str, Callable[[bpy.types.Object], None]] = {
+    "lock_location": lambda obj: setattr(obj.pose.bones["b2"], "lock_location", (True,) * 3),
+    "lock_scale": lambda obj: setattr(obj.pose.bones["b2"], "lock_scale", (True,) * 3),
+    "lock_rotation_w": lambda obj: setattr(obj.pose.bones["b2"], "lock_rotation_w", True),
+    "lock_rotations_4d": lambda obj: setattr(obj.pose.bones["b2"], "lock_rotations_4d", True),
+    "use_local_location": lambda obj: setattr(obj.data.bones["b2"], "use_local_location", False),
+}
+
+
+@pytest.mark.parametrize("prop", list(IGNORED_EDITS))
+def test_a_setting_no_build_reads_keeps_the_session(
+    clean_scene: bpy.types.Scene, extension: ModuleType, prop: str
+) -> None:
+    """Editing a setting the key leaves out keeps the session, and the kept session poses
+    the rig exactly as a session built from scratch after the edit."""
+    assert prop in _cache(extension).BUILD_IGNORES
+    obj, target = _chain_scene()
+    kept = _session(extension, obj)
+    kept.solve_frame()
+    IGNORED_EDITS[prop](obj)
+    target.location = (0.3, -1.0, 2.9)  # so the next solve moves the rig
+    bpy.context.view_layer.update()
+    assert _solve_as_built_from_scratch(extension, obj) is kept
+
+
+def test_the_rest_head_and_tail_follow_from_what_the_key_reads(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """``head_local`` and ``tail_local`` are left out of the key: in every bone they are
+    ``matrix_local``'s origin and that origin plus ``length`` along its Y axis, so an edit of
+    either changes what the key reads (the rest-pose edit above moves a tail)."""
+    assert {"head_local", "tail_local"} <= _cache(extension).BUILD_IGNORES
+    obj, _target = _chain_scene()
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    obj.data.edit_bones["b2"].tail = (0.3, 0.4, 3.0)
+    obj.data.edit_bones["b3"].roll = 0.7
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for bone in obj.data.bones:
+        m = np.array(bone.matrix_local, dtype=float)
+        np.testing.assert_allclose(bone.head_local, m[:3, 3], atol=1e-6, err_msg=bone.name)
+        tail = m[:3, 3] + bone.length * m[:3, 1]
+        np.testing.assert_allclose(bone.tail_local, tail, atol=1e-6, err_msg=bone.name)
