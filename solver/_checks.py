@@ -105,7 +105,7 @@ def finite_array(value: object, what: str, shape: tuple[int, ...]) -> np.ndarray
     array = float_array(value, what)
     if array.shape != shape:
         raise InvalidInputError(f"{what} must have shape {shape}, got {array.shape}")
-    if not np.all(np.isfinite(array)):
+    if not np.isfinite(array).all():
         raise InvalidInputError(f"{what} contains NaN or infinity")
     return array
 

@@ -502,6 +502,6 @@ class Figure:
             c = c.reshape(n)
         if c.shape != (n,):
             raise InvalidInputError(f"{what} must have shape ({n},), got {c.shape}")
-        if not np.all(np.isfinite(c)):
+        if not np.isfinite(c).all():
             raise InvalidInputError(f"{what} contain NaN or infinity")
         return c

@@ -106,7 +106,7 @@ class ScaledEvaluation:
         """
         if self._factor is None:
             factor = self.raw.gauss_newton_factor()  # type: ignore[attr-defined]
-            self._factor = factor * (self._scaled.unit / self._scaled.length)
+            self._factor = factor * self._scaled.factor_scale
             self._factor.flags.writeable = False
         return self._factor
 
@@ -136,6 +136,7 @@ class ScaledProblem:
         self.inverse_square = 1.0 / (self.length * self.length)
         self.unit = self._units(problem, self.length)
         self.gradient_scale = self.unit * self.inverse_square  # (n,) D / L^2
+        self.factor_scale = self.unit / self.length  # (n,) D / L, of the Gauss-Newton factor
         rows = problem.system
         norms = np.linalg.norm(rows.A * self.unit, axis=1)
         self._keep = norms > 1e-14

@@ -33,7 +33,7 @@ def task(problem: ScaledProblem, evaluation: ScaledEvaluation) -> tuple[np.ndarr
     n = len(evaluation.g)
     jacobians: list[np.ndarray] = []
     errors: list[np.ndarray] = []
-    column = problem.unit / problem.length  # (n,) D / L
+    column = problem.factor_scale  # (n,) D / L
     for term in evaluation.raw.terms:
         if term.weight > 0.0:
             root = math.sqrt(term.weight)
