@@ -145,7 +145,9 @@ def find_carry(
             bone = child.parent_bone
             if child.parent_type != "BONE" or bone not in armature_data(arm).bones:
                 return None
-            if armature_data(arm).bones[bone].use_relative_parent or not carries(bone):
+            # ``carries`` first, whatever the flag: the bridge notes the bones it is asked
+            # about, and a kept session watches their settings (this flag among them).
+            if not carries(bone) or armature_data(arm).bones[bone].use_relative_parent:
                 return None
             return Carry(bone, tuple(reversed(path)))
         if child.parent_type not in OBJECT_PARENTS:

@@ -21,12 +21,12 @@ What invalidates a session (the key, compared exactly except where a rounding is
   asked whether the solve moves it (a Target Bone of the armature, a bone a target hangs off:
   :attr:`.rig_goals.ConstraintPlan.asked`), the only parents a build reads (the parent of a
   bone can only change in Edit Mode, which every bone's rest data does not always show);
-* every number, flag, enum and array of every bone and pose bone (rest matrices, lengths,
-  connect / inherit flags, Inherit Scale, rotation mode, IK locks, limits, stiffness, stretch,
-  rotation locks, pose scale to 1e-6 ...) except the pose channels a solve reads anyway, the
-  evaluated matrices, selection / visibility and display-only settings
-  (:data:`NOT_READ_BY_BUILD`, with the settings no build reads: :data:`BUILD_IGNORES`),
-  one ``foreach_get`` per property;
+* every number, flag, enum and array of those same bones (:func:`watched_bones`) and their
+  pose bones (rest matrices, lengths, connect / inherit flags, Inherit Scale, rotation mode,
+  IK locks, limits, stiffness, stretch, rotation locks, pose scale to 1e-6 ...) except the
+  pose channels a solve reads anyway, the evaluated matrices, selection / visibility and
+  display-only settings (:data:`NOT_READ_BY_BUILD`, with the settings no build reads:
+  :data:`BUILD_IGNORES`): a build reads no other bone's settings;
 * every RNA property of every bone constraint of the figure bones, and their Reach bone
   settings;
 * an axis the build pinned at the pose's current angle (an IK-locked or Euler-locked axis of an
@@ -62,7 +62,7 @@ CAPACITY = 8
 #: and the conversion of built-in IK read those; the build reads the three rotation locks),
 #: Local Location, and the rest head and tail in armature space (the build reads
 #: ``matrix_local`` and ``length``, which fix them; a Solve's pole start reads the tail
-#: itself every time). Each is one ``foreach_get`` over every bone fewer per solve.
+#: itself every time).
 BUILD_IGNORES = frozenset(
     (
         "lock_location", "lock_scale", "lock_rotation_w", "lock_rotations_4d",
@@ -86,13 +86,30 @@ NOT_READ_BY_BUILD = frozenset(
 ) | BUILD_IGNORES  # fmt: skip
 _DISPLAY_PREFIXES = ("bbone_", "custom_shape", "use_custom_shape", "use_transform_a",
                      "use_endroll", "use_scale_easing")  # fmt: skip
-#: Buffers of Blender's own storage types, which ``foreach_get`` fills fastest (an enum as
-#: its item's number: rotation mode, Inherit Scale ...).
-_DTYPES = {"FLOAT": np.float32, "INT": np.int32, "BOOLEAN": np.bool_, "ENUM": np.int32}
+#: Property types of the numbers, flags and enums a key reads.
+_NUMERIC_TYPES = frozenset(("FLOAT", "INT", "BOOLEAN", "ENUM"))
 
-#: RNA type -> (its property count, its numeric properties): add-ons may add properties.
-_NUMERIC: dict[str, tuple[int, tuple[tuple[str, int, Any], ...]]] = {}
-#: Decimals of pose scale in the key (see :func:`_gather`).
+
+class _NumericPlan(NamedTuple):
+    """How :func:`_numbers` reads one bone or pose bone: the numeric properties a build may
+    read, by shape.
+
+    Attributes:
+        size: the RNA type's property count when the plan was made (add-ons may add some).
+        values: the single values (numbers, flags, enums) in one call, or None.
+        arrays: 1-D arrays and vectors (``scale`` among them).
+        grids: arrays of two or more dimensions (``matrix_local``).
+    """
+
+    size: int
+    values: Callable[[Any], Any] | None
+    arrays: tuple[str, ...]
+    grids: tuple[str, ...]
+
+
+#: RNA type -> its :class:`_NumericPlan`.
+_NUMERIC: dict[str, _NumericPlan] = {}
+#: Decimals of pose scale in the key (see :func:`_numbers`).
 SCALE_DIGITS = 6
 #: Radians a pinned joint may have moved and the session still be used: the pose is stored in
 #: single precision, so writing a solved pose and reading it back moves a pinned angle by
@@ -142,47 +159,60 @@ _PLANS: dict[str, _RnaPlan] = {}
 _SESSIONS: OrderedDict[int, _Kept] = OrderedDict()
 
 
-def _numeric_properties(rna: Any) -> tuple[tuple[str, int, Any], ...]:
-    """(identifier, values per item, dtype) of the numeric RNA properties a build may read
-    (a pose bone's ``length`` is evaluated: the rest length is the bone's)."""
+def _numeric_plan(rna: Any) -> _NumericPlan:
+    """The :class:`_NumericPlan` of RNA type ``rna`` (a bone's or a pose bone's; a pose
+    bone's ``length`` is evaluated: the rest length is the bone's)."""
     known = _NUMERIC.get(rna.identifier)
-    if known is not None and known[0] == len(rna.properties):
-        return known[1]
-    out = []
+    if known is not None and known.size == len(rna.properties):
+        return known
+    kinds: dict[str, list[str]] = {"values": [], "arrays": [], "grids": []}
     for prop in rna.properties:
         ident = prop.identifier
         if (
-            prop.type not in _DTYPES
+            prop.type not in _NUMERIC_TYPES
             or (prop.type == "ENUM" and prop.is_enum_flag)  # a set of items, not one number
             or ident in NOT_READ_BY_BUILD
             or (ident == "length" and rna.identifier == "PoseBone")
             or ident.startswith(_DISPLAY_PREFIXES)
         ):
             continue
-        size = 1
-        for dim in prop.array_dimensions if getattr(prop, "is_array", False) else ():
-            size *= max(int(dim), 1)
-        out.append((ident, size, _DTYPES[prop.type]))
-    _NUMERIC[rna.identifier] = (len(rna.properties), tuple(out))
-    return _NUMERIC[rna.identifier][1]
+        is_array = getattr(prop, "is_array", False)
+        dims = [d for d in prop.array_dimensions if d > 0] if is_array else []
+        kinds["values" if not dims else "arrays" if len(dims) == 1 else "grids"].append(ident)
+    values = kinds["values"]
+    plan = _NumericPlan(
+        len(rna.properties), attrgetter(*values) if values else None, tuple(kinds["arrays"]),
+        tuple(kinds["grids"]),
+    )  # fmt: skip
+    _NUMERIC[rna.identifier] = plan
+    return plan
 
 
-def _gather(collection: Any, properties: Iterable[tuple[str, int, Any]]) -> bytes:
-    """Every listed property of every item of ``collection``, as bytes (``foreach_get``).
+def _numbers(structs: Iterable[Any]) -> tuple:
+    """Every numeric property of each bone or pose bone in ``structs`` (all of one RNA type)
+    that a build may read (:func:`_numeric_plan`), as Python values.
 
-    Pose scale is rounded to :data:`SCALE_DIGITS` decimals: setting a bone's matrix (snapping,
-    Visual Transform, scripts) decomposes it into channels with single-precision round-off
-    (a scale of 0.99999994), which must not count as an edit.
+    Read bone by bone, for the bones a build reads only (:func:`watched_bones`), rather than
+    with one ``foreach_get`` per property over every bone of the armature: the key's cost
+    follows the figure, not the armature (on the demo metarig 21 of 159 bones). Pose scale is
+    rounded to :data:`SCALE_DIGITS` decimals: setting a bone's matrix (snapping, Visual
+    Transform, scripts) decomposes it into channels with single-precision round-off (a scale
+    of 0.99999994), which must not count as an edit.
     """
-    n = len(collection)
-    parts = []
-    for ident, size, dtype in properties:
-        buffer = np.empty(n * size, dtype=dtype)
-        collection.foreach_get(ident, buffer)
-        if ident == "scale":
-            buffer = buffer.round(SCALE_DIGITS)
-        parts.append(buffer.tobytes())
-    return b"".join(parts)
+    out: list[Any] = []
+    plan = None
+    for struct in structs:
+        if plan is None:
+            plan = _numeric_plan(struct.bl_rna)
+        out.append(None if plan.values is None else plan.values(struct))
+        for ident in plan.arrays:  # a slice of a 1-D RNA array (or vector): its values
+            values = getattr(struct, ident)[:]
+            if ident == "scale":
+                values = tuple(round(v, SCALE_DIGITS) for v in values)
+            out.append(values)
+        for ident in plan.grids:
+            out.append(np.array(getattr(struct, ident), dtype=float).tobytes())
+    return tuple(out)
 
 
 def _is_property_group(value: Any) -> bool:
@@ -310,14 +340,13 @@ def watched_bones(obj: bpy.types.Object, session: RigSession) -> tuple[str, ...]
 
 
 def _bone_key(obj: bpy.types.Object, session: RigSession, watched: tuple[str, ...]) -> tuple:
-    """Bones, pose bones, the parents of the ``watched`` bones, bone constraints and Reach
+    """The ``watched`` bones (their numbers and parents) and the bone constraints and Reach
     bone settings of the figure bones (see the module docstring)."""
     pose_bones = obj.pose.bones
     bones = armature_data(obj).bones
-    numbers = _gather(bones, _numeric_properties(bones[0].bl_rna)) + _gather(
-        pose_bones, _numeric_properties(pose_bones[0].bl_rna)
-    )
-    parents = tuple(p.name if (p := bones[name].parent) is not None else "" for name in watched)
+    watched_bones = [bones[name] for name in watched]
+    numbers = _numbers(watched_bones), _numbers(pose_bones[name] for name in watched)
+    parents = tuple(p.name if (p := bone.parent) is not None else "" for bone in watched_bones)
     figure = [pose_bones[name] for name in session.rig.bones]
     settings = _each_rna_values(map(bone_settings_of, figure))
     constraints = tuple(_each_rna_values(pb.constraints) for pb in figure)

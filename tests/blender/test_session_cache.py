@@ -61,6 +61,18 @@ def _chain_scene() -> tuple[bpy.types.Object, bpy.types.Object]:
     return obj, target
 
 
+def _kept_session(
+    extension: ModuleType, prepare: Callable[[bpy.types.Object], None] | None = None
+) -> tuple[bpy.types.Object, bpy.types.Object, object]:
+    """The chain scene (``prepare``d), its kept session after one solve, and its target."""
+    obj, target = _chain_scene()
+    if prepare is not None:
+        prepare(obj)
+    kept = _session(extension, obj)
+    kept.solve_frame()
+    return obj, target, kept
+
+
 def test_same_session_follows_a_moved_target(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
@@ -225,14 +237,19 @@ def _child_of_channel_off(obj: bpy.types.Object) -> None:
 EDITS["target Child Of channel switched off"] = _child_of_channel_off
 
 
-def _target_on_a_loose_bone(obj: bpy.types.Object) -> None:
-    """A target parented to a bone outside the chain (not carried: the solve does not move
-    it)."""
+def _add_loose_bone(obj: bpy.types.Object) -> None:
+    """A bone of the armature, beside the chain, that no constraint uses."""
     bpy.context.view_layer.objects.active = obj
     bpy.ops.object.mode_set(mode="EDIT")
     loose = obj.data.edit_bones.new("loose")
     loose.head, loose.tail = (1.0, 0.5, 2.0), (1.0, 0.5, 2.5)
     bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def _target_on_a_loose_bone(obj: bpy.types.Object) -> None:
+    """A target parented to a bone outside the chain (not carried: the solve does not move
+    it)."""
+    _add_loose_bone(obj)
     _target_parented(obj, "loose")
 
 
@@ -247,12 +264,32 @@ def _loose_bone_parented_to_the_chain(obj: bpy.types.Object) -> None:
 
 EDITS["target's bone re-parented under the chain"] = _loose_bone_parented_to_the_chain
 
+
+def _target_on_a_relative_bone(obj: bpy.types.Object) -> None:
+    """A target parented to a bone below the chain with Relative Parenting (not carried)."""
+    _target_on_a_loose_bone(obj)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    bones = obj.data.edit_bones
+    bones["loose"].parent = bones["b1"]
+    bpy.ops.object.mode_set(mode="OBJECT")
+    obj.data.bones["loose"].use_relative_parent = True
+
+
+def _relative_parenting_off(obj: bpy.types.Object) -> None:
+    """The target's bone (below a solved bone, not a figure bone) now carries it."""
+    obj.data.bones["loose"].use_relative_parent = False
+
+
+EDITS["target's bone Relative Parenting switched off"] = _relative_parenting_off
+
 #: What an edit needs in place before the session is kept.
 PREPARE: dict[str, Callable[[bpy.types.Object], None]] = {
     "Limit Rotation edited": _limit_rotation,
     "target constraint muted": _carried_target_with_constraint,
     "target Child Of channel switched off": _target_held_by_child_of,
     "target's bone re-parented under the chain": _target_on_a_loose_bone,
+    "target's bone Relative Parenting switched off": _target_on_a_relative_bone,
 }
 
 
@@ -260,11 +297,7 @@ PREPARE: dict[str, Callable[[bpy.types.Object], None]] = {
 def test_an_edit_the_build_reads_makes_a_new_session(
     clean_scene: bpy.types.Scene, extension: ModuleType, edit: str
 ) -> None:
-    obj, _target = _chain_scene()
-    if edit in PREPARE:
-        PREPARE[edit](obj)
-    kept = _session(extension, obj)
-    kept.solve_frame()
+    obj, _target, kept = _kept_session(extension, PREPARE.get(edit))
     start = [pb.matrix_basis.copy() for pb in obj.pose.bones]
     EDITS[edit](obj)
     bpy.context.view_layer.update()
@@ -344,9 +377,7 @@ def test_a_setting_no_build_reads_keeps_the_session(
     """Editing a setting the key leaves out keeps the session, and the kept session poses
     the rig exactly as a session built from scratch after the edit."""
     assert prop in _cache(extension).BUILD_IGNORES
-    obj, target = _chain_scene()
-    kept = _session(extension, obj)
-    kept.solve_frame()
+    obj, target, kept = _kept_session(extension)
     IGNORED_EDITS[prop](obj)
     target.location = (0.3, -1.0, 2.9)  # so the next solve moves the rig
     bpy.context.view_layer.update()
@@ -371,3 +402,43 @@ def test_the_rest_head_and_tail_follow_from_what_the_key_reads(
         np.testing.assert_allclose(bone.head_local, m[:3, 3], atol=1e-6, err_msg=bone.name)
         tail = m[:3, 3] + bone.length * m[:3, 1]
         np.testing.assert_allclose(bone.tail_local, tail, atol=1e-6, err_msg=bone.name)
+
+
+def _loose_rest_change(obj: bpy.types.Object) -> None:
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    obj.data.edit_bones["loose"].tail = (1.5, 0.5, 2.7)
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def _loose_pose_settings(obj: bpy.types.Object) -> None:
+    pb = obj.pose.bones["loose"]
+    pb.use_ik_limit_x, pb.ik_min_x, pb.ik_max_x = True, -0.1, 0.1
+    pb.lock_ik_z, pb.ik_stiffness_x, pb.ik_stretch = True, 0.9, 0.5
+    pb.rotation_mode, pb.scale = "ZXY", (2.0, 2.0, 2.0)
+
+
+def _loose_bone_settings(obj: bpy.types.Object) -> None:
+    bone = obj.data.bones["loose"]
+    bone.inherit_scale, bone.use_inherit_rotation, bone.use_relative_parent = "NONE", False, True
+
+
+#: An edit of a bone no build reads (neither a figure bone nor at or above one the build
+#: asked about): the key reads only the bones a build reads.
+UNREAD_EDITS: dict[str, Callable[[bpy.types.Object], None]] = {
+    "rest pose edited": _loose_rest_change,
+    "pose bone settings": _loose_pose_settings,
+    "bone settings": _loose_bone_settings,
+}
+
+
+@pytest.mark.parametrize("edit", list(UNREAD_EDITS))
+def test_an_edit_of_a_bone_no_build_reads_keeps_the_session(
+    clean_scene: bpy.types.Scene, extension: ModuleType, edit: str
+) -> None:
+    obj, target, kept = _kept_session(extension, _add_loose_bone)
+    assert "loose" not in _cache(extension).watched_bones(obj, kept)
+    UNREAD_EDITS[edit](obj)
+    target.location = (0.3, -1.0, 2.9)  # so the next solve moves the rig
+    bpy.context.view_layer.update()
+    assert _solve_as_built_from_scratch(extension, obj) is kept
