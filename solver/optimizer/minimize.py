@@ -111,6 +111,9 @@ def minimize(
     active = ActiveSet(system)
     a_rows, b = system.A, system.b
     inequality = ~np.asarray(system.equality, dtype=bool)
+    # Inequality rows not in the active set (the rows that can block a step), kept up to
+    # date as rows enter and leave rather than rebuilt at every pass.
+    free = inequality.copy()
     reseeds = skipped = 0
 
     def seeded(at: E) -> np.ndarray:
@@ -124,6 +127,7 @@ def minimize(
         """Add row ``i`` to the active set and update ``H`` by eq. (32)."""
         updated = add_row(h, a_rows[i])
         active.add(i)
+        free[i] = False
         return updated if updated is not None else _project_both(active, h)
 
     # Step 1: the equalities. Inequalities the start lies on enter only when they block a
@@ -184,6 +188,7 @@ def minimize(
         # Step 3: drop the row whose multiplier has the wrong sign, eq. (30).
         if beta_k >= 0 and (stationary or np.linalg.norm(hg) <= 0.5 * beta):
             dropped = active.remove(beta_k)
+            free[dropped] = True  # only inequality rows are dropped
             h = drop_row(h, active.project(a_rows[dropped]))
             blocked.clear()
             stalls += 1
@@ -211,8 +216,6 @@ def minimize(
                 continue
             status = stuck
             break
-        free = inequality.copy()
-        free[active.rows] = False
         rate = a_rows @ s
         blocking = (free & (rate > 1e-12 * math.sqrt(float(s @ s)))).nonzero()[0]
         t_cap, j = min(1.0, max_step / max(float(np.abs(s).max()), 1e-300)), -1
