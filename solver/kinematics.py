@@ -85,6 +85,7 @@ class Carried:
         moves: (V, 1, J) 1.0 where joint ``j`` moves vector ``v`` (lies above its
             segment; for a direction, also turns it), else 0.0.
         coupling: (J, n) joint values per unit of each variable.
+        identity: ``coupling`` is the identity matrix (see :func:`is_identity`).
         anchored: for each point below a segment that does not inherit rotation:
             ``(v, rows, hinges)``, the positions (within ``joints``) of the joints above
             that segment and, for each, the highest such segment between them (an index
@@ -97,6 +98,9 @@ class Carried:
     moves: np.ndarray
     coupling: np.ndarray
     anchored: tuple[tuple[int, np.ndarray, np.ndarray], ...]
+    #: ``coupling`` is the identity (each variable is one joint, unscaled: the usual
+    #: rig), so :meth:`Kinematics.columns` skips the product, which would only copy.
+    identity: bool = False
 
 
 _ORIGIN = np.zeros(3)
@@ -111,6 +115,19 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     shifted components gathered by ``take``.
     """
     return a.take(_NEXT, -1) * b.take(_PREV, -1) - a.take(_PREV, -1) * b.take(_NEXT, -1)
+
+
+def is_identity(matrix: np.ndarray) -> bool:
+    """Whether ``matrix`` (r, c) is exactly the square identity.
+
+    Multiplying a finite array by it changes nothing but the sign of a zero entry (a
+    product's ``-0.0 * 1 + 0.0 * x`` is ``+0.0``), so that product can be skipped.
+    """
+    return (
+        matrix.ndim == 2
+        and matrix.shape[0] == matrix.shape[1]
+        and np.array_equal(matrix, np.eye(len(matrix)))
+    )
 
 
 def _skew(u: np.ndarray) -> np.ndarray:
@@ -361,12 +378,14 @@ class Kinematics:
                     anchored.append((v, rows, self._hinge_number[anchor[rows]]))
                 else:  # such a joint turns no direction below the hinge
                     moves[v, rows] = 0.0
+        coupling = np.asarray(coupling, dtype=float)
         return Carried(
             index_or_slice(np.flatnonzero(points)),
             index_or_slice(joints),
             moves[:, None, :],
-            np.asarray(coupling, dtype=float),
+            coupling,
             tuple(anchored),
+            is_identity(coupling),
         )
 
     @staticmethod
@@ -393,5 +412,7 @@ class Kinematics:
             shift = frames.hinge_origins[hinges] - vectors[v]  # (k, 3): c - v
             out[v][:, rows] += cross(turning[rows], shift).T
         out *= carried.moves  # joints that do not move a vector's segment
+        if carried.identity:  # the variables are the joints: (V, 3, J) is (V, 3, n)
+            return out
         joints, n = carried.coupling.shape
         return (out.reshape(3 * count, joints) @ carried.coupling).reshape(count, 3, n)

@@ -24,7 +24,7 @@ from .errors import InvalidInputError, UnknownNameError
 from .figure import Figure
 from .goals.base import Blocks, Goal, Report
 from .goals.position import POSITION_BLOCKS, PositionGoal
-from .kinematics import Frames, Kinematics, index_or_slice
+from .kinematics import Frames, Kinematics, index_or_slice, is_identity
 from .linear import LinearSystem, UnitRows, coordinate_system
 
 
@@ -213,6 +213,7 @@ class Problem:
         self.scale = 1.0 - rigidity[self.variables]
         self.n = len(self.variables)
         self.coupling = coupling[:, self.variables] * self.scale  # (n_joints, n)
+        self._joints_are_variables = is_identity(self.coupling)  # q = q_fixed + y then
         self.active_joints = np.flatnonzero(np.abs(self.coupling).sum(axis=1) > 0.0)
         self.base = np.array(coords, dtype=float)
         coordinate_rows = coordinate_system(figure)
@@ -369,7 +370,7 @@ class Problem:
         The last pass is kept: the start's goal check and its first evaluation share it
         (keyed by ``q`` and the figure's rest offsets, so a moved rest is re-read).
         """
-        q = self._q_fixed + self.coupling @ y
+        q = self._q_fixed + (y if self._joints_are_variables else self.coupling @ y)
         key = self.figure.rest_version
         last = self._last_frames
         # Bit-equal q (cheaper than np.array_equal; a -0.0 for 0.0 only costs a new pass).

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from solver import Figure
-from solver.kinematics import Kinematics
+from solver.kinematics import Kinematics, is_identity
 from tests.solver_checks import central_difference, random_rotation, random_unit
 
 
@@ -98,15 +98,19 @@ def test_forward_pass_matches_the_segment_by_segment_reference(
     assert np.allclose(frames.moving[~revolute], ref_axes[~revolute], atol=1e-12)
 
 
+@pytest.mark.parametrize("identity", [False, True])
 @pytest.mark.parametrize("hinge_share", [0.0, 0.4])
 @pytest.mark.parametrize("seed", range(6))
-def test_columns_match_central_differences(seed: int, hinge_share: float) -> None:
+def test_columns_match_central_differences(seed: int, hinge_share: float, identity: bool) -> None:
     """d(point)/dy and d(direction)/dy of a point and two directions on every segment, all
-    in one batch, through a random coupling of every joint to as many variables."""
+    in one batch, through a random coupling of every joint to as many variables, or the
+    identity (each variable one joint: the product with it is skipped)."""
     fig = mixed_tree(seed, hinge_share)
     rng = np.random.default_rng(200 + seed)
     q = rng.uniform(-2, 2, len(fig.joints))
     coupling = rng.normal(size=(len(q), len(q)))
+    if identity:
+        coupling = np.eye(len(q))
     n_s = len(fig.segments)
     local = np.vstack((rng.normal(size=(n_s, 3)), rng.normal(size=(2 * n_s, 3))))
     segments = np.tile(np.arange(n_s), 3)  # points, then two directions, per segment
@@ -120,6 +124,7 @@ def test_columns_match_central_differences(seed: int, hinge_share: float) -> Non
         return out
 
     carried = kin.carried(segments, points, np.arange(len(q)), coupling)
+    assert carried.identity == identity
     y = np.zeros(len(q))
     cols = Kinematics.columns(kin.forward(q), world(y), carried)
     numeric = np.array(
@@ -211,3 +216,12 @@ def test_joint_names_follow_a_joint_added_after_they_were_read() -> None:
     assert fig.joint_names == ("a",)
     fig.add_revolute("root", axis=(1.0, 0.0, 0.0), name="b")
     assert fig.joint_names == ("a", "b")
+
+
+def test_only_the_exact_square_identity_counts_as_identity() -> None:
+    """A scaled, partial or nearly-identity coupling keeps its product."""
+    assert is_identity(np.eye(4))
+    assert not is_identity(0.5 * np.eye(4))  # a rigidity scales the variable
+    assert not is_identity(np.eye(4)[:, :3])  # a joint that is not a variable
+    assert not is_identity(np.eye(4) + 1e-16 * np.ones((4, 4)) - 1e-16 * np.eye(4))
+    assert not is_identity(np.eye(4)[[1, 0, 2, 3]])  # variables in another order
