@@ -207,8 +207,9 @@ def _numbers(structs: Iterable[Any]) -> tuple:
         out.append(None if plan.values is None else plan.values(struct))
         for ident in plan.arrays:  # a slice of a 1-D RNA array (or vector): its values
             values = getattr(struct, ident)[:]
-            if ident == "scale":
-                values = tuple(round(v, SCALE_DIGITS) for v in values)
+            if ident == "scale":  # three values, rounded without a generator (~1 us a bone)
+                x, y, z = values
+                values = (round(x, SCALE_DIGITS), round(y, SCALE_DIGITS), round(z, SCALE_DIGITS))
             out.append(values)
         for ident in plan.grids:
             out.append(np.array(getattr(struct, ident), dtype=float).tobytes())

@@ -105,6 +105,19 @@ def test_orientation_takes_target_x_and_y_and_suppress_frees_one() -> None:
     assert free_x["x"] is None and free_x["y"] is not None
 
 
+def test_target_axes_are_the_columns_over_their_lengths_bit_for_bit() -> None:
+    """The target's axes are its matrix's columns divided by their lengths, exactly the
+    numbers numpy's column norm gives (the lengths are summed on Python floats)."""
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        m = np.eye(4)
+        m[:3, :] = rng.normal(size=(3, 4)) * 10.0 ** rng.uniform(-5.0, 5.0)
+        point, axes = binding("LINE", StubObject("T", m)).target_frame()
+        np.testing.assert_array_equal(point, m[:3, 3])
+        expected = m[:3, :3] / np.sqrt((m[:3, :3] * m[:3, :3]).sum(axis=0))
+        assert axes.tobytes() == expected.tobytes()
+
+
 @pytest.mark.parametrize(
     ("kind", "key", "axis", "expected"),
     [

@@ -384,6 +384,21 @@ def test_a_setting_no_build_reads_keeps_the_session(
     assert _solve_as_built_from_scratch(extension, obj) is kept
 
 
+def test_pose_scale_keeps_the_session_within_round_off_only(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """Pose scale is in the key to ``SCALE_DIGITS`` decimals: the single-precision round-off
+    of a matrix decomposed into channels keeps the session, a real scale makes a new one."""
+    obj, target, kept = _kept_session(extension)
+    obj.pose.bones["b2"].scale = (1.0, 0.99999994, 1.0)
+    target.location = (0.3, -1.0, 2.9)  # so the next solve moves the rig
+    bpy.context.view_layer.update()
+    assert _solve_as_built_from_scratch(extension, obj) is kept
+    obj.pose.bones["b2"].scale = (1.0, 1.5, 1.0)
+    bpy.context.view_layer.update()
+    assert _solve_as_built_from_scratch(extension, obj) is not kept
+
+
 def test_the_rest_head_and_tail_follow_from_what_the_key_reads(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
