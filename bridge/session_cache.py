@@ -90,25 +90,8 @@ _DISPLAY_PREFIXES = ("bbone_", "custom_shape", "use_custom_shape", "use_transfor
 _NUMERIC_TYPES = frozenset(("FLOAT", "INT", "BOOLEAN", "ENUM"))
 
 
-class _NumericPlan(NamedTuple):
-    """How :func:`_numbers` reads one bone or pose bone: the numeric properties a build may
-    read, by shape.
-
-    Attributes:
-        size: the RNA type's property count when the plan was made (add-ons may add some).
-        values: the single values (numbers, flags, enums) in one call, or None.
-        arrays: 1-D arrays and vectors (``scale`` among them).
-        grids: arrays of two or more dimensions (``matrix_local``).
-    """
-
-    size: int
-    values: Callable[[Any], Any] | None
-    arrays: tuple[str, ...]
-    grids: tuple[str, ...]
-
-
-#: RNA type -> its :class:`_NumericPlan`.
-_NUMERIC: dict[str, _NumericPlan] = {}
+#: RNA type -> the :class:`_RnaPlan` of its numeric properties a build may read.
+_NUMERIC: dict[str, _RnaPlan] = {}
 #: Decimals of pose scale in the key (see :func:`_numbers`).
 SCALE_DIGITS = 6
 #: Radians a pinned joint may have moved and the session still be used: the pose is stored in
@@ -118,7 +101,8 @@ PIN_SLACK = 1e-6
 
 
 class _RnaPlan(NamedTuple):
-    """How :func:`_rna_values` reads one RNA type: its properties sorted by kind.
+    """How :func:`_rna_values` (every property) or :func:`_numbers` (the numeric ones a build
+    may read) reads one RNA type: its properties sorted by kind.
 
     Attributes:
         size: the type's property count when the plan was made (add-ons may add some).
@@ -159,33 +143,54 @@ _PLANS: dict[str, _RnaPlan] = {}
 _SESSIONS: OrderedDict[int, _Kept] = OrderedDict()
 
 
-def _numeric_plan(rna: Any) -> _NumericPlan:
-    """The :class:`_NumericPlan` of RNA type ``rna`` (a bone's or a pose bone's; a pose
-    bone's ``length`` is evaluated: the rest length is the bone's)."""
-    known = _NUMERIC.get(rna.identifier)
-    if known is not None and known.size == len(rna.properties):
-        return known
-    kinds: dict[str, list[str]] = {"values": [], "arrays": [], "grids": []}
+def _make_plan(rna: Any, keep: Callable[[Any], bool]) -> _RnaPlan:
+    """The :class:`_RnaPlan` of the properties of RNA type ``rna`` that ``keep`` accepts."""
+    kinds: dict[str, list[str]] = {"values": [], "arrays": [], "grids": [], "pointers": [],
+                                   "collections": []}  # fmt: skip
     for prop in rna.properties:
+        if not keep(prop):
+            continue
         ident = prop.identifier
-        if (
+        if prop.type == "POINTER":
+            kinds["pointers"].append(ident)
+        elif prop.type == "COLLECTION":
+            kinds["collections"].append(ident)
+        elif not getattr(prop, "is_array", False):
+            kinds["values"].append(ident)
+        elif sum(1 for d in prop.array_dimensions if d > 0) > 1:
+            kinds["grids"].append(ident)
+        else:
+            kinds["arrays"].append(ident)
+    values = kinds["values"]
+    return _RnaPlan(
+        len(rna.properties), attrgetter(*values) if values else None, tuple(kinds["arrays"]),
+        tuple(kinds["grids"]), tuple(kinds["pointers"]), tuple(kinds["collections"]),
+    )  # fmt: skip
+
+
+def _kept_plan(cache: dict[str, _RnaPlan], rna: Any, keep: Callable[[Any], bool]) -> _RnaPlan:
+    """``cache``'s plan of ``rna``, made again when the type's property count changed."""
+    known = cache.get(rna.identifier)
+    if known is None or known.size != len(rna.properties):
+        known = cache[rna.identifier] = _make_plan(rna, keep)
+    return known
+
+
+def _numeric_plan(rna: Any) -> _RnaPlan:
+    """The plan of the numeric properties of RNA type ``rna`` (a bone's or a pose bone's) a
+    build may read (a pose bone's ``length`` is evaluated: the rest length is the bone's)."""
+
+    def read_by_build(prop: Any) -> bool:
+        ident = prop.identifier
+        return not (
             prop.type not in _NUMERIC_TYPES
             or (prop.type == "ENUM" and prop.is_enum_flag)  # a set of items, not one number
             or ident in NOT_READ_BY_BUILD
             or (ident == "length" and rna.identifier == "PoseBone")
             or ident.startswith(_DISPLAY_PREFIXES)
-        ):
-            continue
-        is_array = getattr(prop, "is_array", False)
-        dims = [d for d in prop.array_dimensions if d > 0] if is_array else []
-        kinds["values" if not dims else "arrays" if len(dims) == 1 else "grids"].append(ident)
-    values = kinds["values"]
-    plan = _NumericPlan(
-        len(rna.properties), attrgetter(*values) if values else None, tuple(kinds["arrays"]),
-        tuple(kinds["grids"]),
-    )  # fmt: skip
-    _NUMERIC[rna.identifier] = plan
-    return plan
+        )
+
+    return _kept_plan(_NUMERIC, rna, read_by_build)
 
 
 def _numbers(structs: Iterable[Any]) -> tuple:
@@ -223,34 +228,8 @@ def _is_property_group(value: Any) -> bool:
 
 
 def _plan(struct: Any) -> _RnaPlan:
-    """The :class:`_RnaPlan` of ``struct``'s RNA type (made once per type)."""
-    rna = struct.bl_rna
-    known = _PLANS.get(rna.identifier)
-    if known is not None and known.size == len(rna.properties):
-        return known
-    kinds: dict[str, list[str]] = {"values": [], "arrays": [], "grids": [], "pointers": [],
-                                   "collections": []}  # fmt: skip
-    for prop in rna.properties:
-        ident = prop.identifier
-        if ident == "rna_type":
-            continue
-        if prop.type == "POINTER":
-            kinds["pointers"].append(ident)
-        elif prop.type == "COLLECTION":
-            kinds["collections"].append(ident)
-        elif not getattr(prop, "is_array", False):
-            kinds["values"].append(ident)
-        elif sum(1 for d in prop.array_dimensions if d > 0) > 1:
-            kinds["grids"].append(ident)
-        else:
-            kinds["arrays"].append(ident)
-    values = kinds["values"]
-    plan = _RnaPlan(
-        len(rna.properties), attrgetter(*values) if values else None, tuple(kinds["arrays"]),
-        tuple(kinds["grids"]), tuple(kinds["pointers"]), tuple(kinds["collections"]),
-    )  # fmt: skip
-    _PLANS[rna.identifier] = plan
-    return plan
+    """The :class:`_RnaPlan` of every property of ``struct``'s RNA type (made once per type)."""
+    return _kept_plan(_PLANS, struct.bl_rna, lambda prop: prop.identifier != "rna_type")
 
 
 def _rna_values(struct: Any, plan: _RnaPlan | None = None) -> tuple:
