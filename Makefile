@@ -2,8 +2,12 @@
 # machine with only python3 (3.11) and make.
 #
 #   .venv        dev + bench + blender groups (bpy 5.0.1): the whole test suite, demo, bench
-#   .venv-bpy42  blender42 group (bpy 4.2 LTS): tests/blender again, on the oldest
-#                Blender the manifest supports
+#   .venv-bpy42  blender42 group (bpy 4.2 LTS, the oldest Blender the manifest claims):
+#                tests/blender again
+#   .venv-bpy45  blender45 group (bpy 4.5 LTS): tests/blender again
+#   .venv-bpy43, .venv-bpy44
+#                blender43 / blender44 groups (bpy 4.3, 4.4): the smoke set of every
+#                operator (tests/blender/test_versions_smoke.py)
 #   .venv-types  types group (pyright, fake-bpy-module stubs, numpy; no bpy): `make typecheck`
 #
 # Each venv is (re)installed when pyproject.toml changes (stamp file .installed).
@@ -11,12 +15,18 @@ PYTHON ?= python3
 PIP_VERSION := 26.0.1
 VENV := .venv
 PY := $(VENV)/bin/python
-VENV42 := .venv-bpy42
-PY42 := $(VENV42)/bin/python
 VENVTYPES := .venv-types
 PYTYPES := $(VENVTYPES)/bin/python
 
-.PHONY: test test-main test-bpy42 demo tube bench bench-blender lint typecheck format clean
+# The Blender line `make demo` runs on: 50 (bpy 5.0.1, .venv) or 42, 43, 44, 45 (.venv-bpyNN).
+BLENDER ?= 50
+ifeq ($(BLENDER),50)
+DEMO_VENV := $(VENV)
+else
+DEMO_VENV := .venv-bpy$(BLENDER)
+endif
+
+.PHONY: test test-main test-bpy42 test-bpy45 test-bpy43 test-bpy44 demo zip tube bench bench-blender lint typecheck format clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,10 +34,11 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --group dev --group bench --group blender
 	touch $@
 
-$(VENV42)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV42)
-	$(PY42) -m pip install --quiet --upgrade pip==$(PIP_VERSION)
-	$(PY42) -m pip install --quiet --group blender42
+# .venv-bpy42/.installed ... .venv-bpy45/.installed: group blenderNN of pyproject.toml.
+.venv-bpy%/.installed: pyproject.toml
+	$(PYTHON) -m venv .venv-bpy$*
+	.venv-bpy$*/bin/python -m pip install --quiet --upgrade pip==$(PIP_VERSION)
+	.venv-bpy$*/bin/python -m pip install --quiet --group blender$*
 	touch $@
 
 $(VENVTYPES)/.installed: pyproject.toml
@@ -38,17 +49,26 @@ $(VENVTYPES)/.installed: pyproject.toml
 
 # pytest exits non-zero on failures and with 5 when it collects nothing; make stops on
 # the first non-zero recipe line and returns it, so an empty run cannot pass.
-test: test-main test-bpy42
+test: test-main test-bpy42 test-bpy45 test-bpy43 test-bpy44
 
 test-main: $(VENV)/.installed
 	$(PY) -m pytest -q
 
-test-bpy42: $(VENV42)/.installed
-	$(PY42) -m pytest -q tests/blender
+test-bpy42 test-bpy45: test-bpy%: .venv-bpy%/.installed
+	.venv-bpy$*/bin/python -m pytest -q tests/blender
 
-# The main job: headless Blender bakes 120 frames of a human rig through the operators.
-demo: $(VENV)/.installed
-	$(PY) -m examples.blender_demo
+test-bpy43 test-bpy44: test-bpy%: .venv-bpy%/.installed
+	.venv-bpy$*/bin/python -m pytest -q tests/blender/test_versions_smoke.py
+
+# The main job: headless Blender bakes 120 frames of a human rig through the operators
+# (`make demo BLENDER=45` on Blender 4.5 LTS, and so on).
+demo: $(DEMO_VENV)/.installed
+	$(DEMO_VENV)/bin/python -m examples.blender_demo
+
+# The extension zip for Blender's Install from Disk: dist/reach_ik-<version>.zip, built by
+# Blender's own builder from the bpy wheel (no Blender install needed).
+zip: $(VENV)/.installed
+	$(PY) -m examples.extension_zip dist
 
 # The solver alone: the tube task of Zhao and Badler's Figure 3, no Blender involved.
 tube: $(VENV)/.installed
@@ -77,4 +97,4 @@ format: $(VENV)/.installed
 	$(VENV)/bin/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) $(VENV42) $(VENVTYPES) .pytest_cache .ruff_cache .hypothesis out dist
+	rm -rf $(VENV) .venv-bpy* $(VENVTYPES) .pytest_cache .ruff_cache .hypothesis out dist

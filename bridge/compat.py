@@ -2,7 +2,10 @@
 
 Blender 4.4 introduced layered actions (slots, layers, strips, channelbags) and 5.0 removed
 the legacy ``Action.fcurves`` collection. F-curves of an object are reached here through
-:func:`fcurves` / :func:`ensure_fcurve`, which work on 4.2 LTS and on 4.4+ / 5.x alike.
+:func:`fcurves` / :func:`ensure_fcurve`, which work on 4.2 LTS, 4.3, 4.4, 4.5 LTS and 5.x.
+Where a function's signature changed within a line (``Action.fcurve_ensure_for_datablock``
+takes ``group_name`` from 5.0 only), the branch is chosen by what the running Blender's API
+declares, not by its version number.
 """
 
 from __future__ import annotations
@@ -13,6 +16,18 @@ import bpy
 
 IS_BLENDER_44_UP = bpy.app.version >= (4, 4, 0)
 IS_BLENDER_50_UP = bpy.app.version >= (5, 0, 0)
+
+
+def _takes_parameter(struct: type, function: str, parameter: str) -> bool:
+    """Whether ``struct``'s RNA function ``function`` declares ``parameter`` (False when the
+    function itself is missing)."""
+    declared = struct.bl_rna.functions.get(function)  # type: ignore[attr-defined]
+    return declared is not None and parameter in declared.parameters
+
+
+#: ``Action.fcurve_ensure_for_datablock`` puts the F-curve in a named group itself (5.0+); on
+#: 4.4 and 4.5 it takes no group, which :func:`ensure_fcurve` then assigns.
+ENSURE_TAKES_GROUP = _takes_parameter(bpy.types.Action, "fcurve_ensure_for_datablock", "group_name")
 
 
 class FCurveContainer(Protocol):
@@ -78,12 +93,22 @@ def find_fcurve(obj: bpy.types.Object, data_path: str, index: int) -> bpy.types.
 def ensure_fcurve(
     obj: bpy.types.Object, data_path: str, index: int, group: str
 ) -> bpy.types.FCurve:
-    """The F-curve for ``data_path[index]``, created in ``group`` if missing."""
+    """The F-curve for ``data_path[index]``, created in ``group`` if missing (an existing
+    F-curve keeps the group it has)."""
     action = ensure_action(obj)
     if IS_BLENDER_44_UP:
-        return _api_44(action).fcurve_ensure_for_datablock(
-            obj, data_path, index=index, group_name=group
-        )
+        if ENSURE_TAKES_GROUP:
+            return _api_44(action).fcurve_ensure_for_datablock(
+                obj, data_path, index=index, group_name=group
+            )
+        existing = find_fcurve(obj, data_path, index)
+        if existing is not None:
+            return existing
+        fcurve = _api_44(action).fcurve_ensure_for_datablock(obj, data_path, index=index)
+        container = fcurve_container(obj)
+        assert container is not None  # the call above made the slot's channelbag
+        fcurve.group = container.groups.get(group) or container.groups.new(group)
+        return fcurve
     fcurve = action.fcurves.find(data_path, index=index)
     if fcurve is None:
         fcurve = action.fcurves.new(data_path, index=index, action_group=group)

@@ -51,3 +51,27 @@ def test_find_fcurve_finds_what_a_scan_of_the_fcurves_finds(
     assert compat.find_fcurve(_empty(clean_scene, "Plain"), "location", 0) is None
     keyed.animation_data.action = None
     assert compat.find_fcurve(keyed, "location", 0) is None
+
+
+def test_ensure_fcurve_creates_the_curve_in_its_group_once(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """On every line (4.2 and 4.3: legacy F-curves; 4.4 and 4.5: a group assigned after
+    ``fcurve_ensure_for_datablock``, which takes none there; 5.0: its ``group_name``): the
+    curve is made once, in the named group, and a second channel joins the same group."""
+    compat = extension.bridge.compat
+    obj = _empty(clean_scene, "Keyed")
+    first = compat.ensure_fcurve(obj, "location", 1, "Object Transforms")
+    assert (first.data_path, first.array_index) == ("location", 1)
+    assert first.group is not None and first.group.name == "Object Transforms"
+    assert compat.ensure_fcurve(obj, "location", 1, "Elsewhere") == first
+    second = compat.ensure_fcurve(obj, "rotation_euler", 2, "Object Transforms")
+    assert second.group == first.group
+    container = compat.fcurve_container(obj)
+    assert [g.name for g in container.groups] == ["Object Transforms"]
+    assert [(f.data_path, f.array_index) for f in compat.fcurves(obj)] == [
+        ("location", 1), ("rotation_euler", 2),
+    ]  # fmt: skip
+    first.keyframe_points.insert(3, 0.5)
+    clean_scene.frame_set(3)
+    assert obj.location[1] == pytest.approx(0.5)
