@@ -13,11 +13,11 @@ from __future__ import annotations
 import importlib
 import math
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+from examples.extension_zip import build
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FRAMES = 120
@@ -39,17 +39,7 @@ def install_extension() -> None:
     """Build the zip with ``blender_ext.py`` (from the bpy wheel), install and enable it."""
     import bpy
 
-    tool = (
-        Path(bpy.utils.system_resource("SCRIPTS")) / "addons_core" / "bl_pkg" / "cli"
-        / "blender_ext.py"
-    )  # fmt: skip
-    out = Path(tempfile.mkdtemp(prefix="reach-ik-build-"))
-    subprocess.run(
-        [sys.executable, str(tool), "build", "--source-dir", str(REPO_ROOT), "--output-dir",
-         str(out)],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    (zip_path,) = out.glob("*.zip")
+    zip_path = build(Path(tempfile.mkdtemp(prefix="reach-ik-build-")))
     result = bpy.ops.extensions.package_install_files(
         filepath=str(zip_path), repo="user_default", enable_on_install=True
     )

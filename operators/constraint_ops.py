@@ -63,7 +63,21 @@ def _add(context: bpy.types.Context, bone_name: str, target_name: str, goal_type
     settings = common.settings_of(obj)
     item = cast("ReachConstraint", items.append(settings, name, bone, target, goal_type))
     preferences.apply_defaults(settings)
-    return f"added '{item.name}' -> '{target.name}'{extra}"
+    return f"added '{item.name}' -> '{target.name}'{extra}{_chain_note(obj, item)}"
+
+
+def _chain_note(obj: bpy.types.Object, item: ReachConstraint) -> str:
+    """What the new constraint's chain moves, said when it is the default All Ancestors: on
+    an imported character a hand's chain then reaches the hips and the spine."""
+    if item.chain_mode != "ALL":
+        return ""
+    above = obj.data.bones[item.bone].parent_recursive
+    if not above:
+        return ""
+    return (
+        f"; it moves all {len(above)} bone(s) above '{item.bone}', up to '{above[-1].name}' "
+        "(Chain: Root Bone or Length limits that)"
+    )
 
 
 def _pin(context: bpy.types.Context, bone_name: str, orientation: bool) -> str:

@@ -213,7 +213,12 @@ class ReachConstraint(bpy.types.PropertyGroup):
         override=OVERRIDABLE,
         name="Chain",
         items=(
-            ("ALL", "All Ancestors", "Every parent up to the root moves"),
+            (
+                "ALL",
+                "All Ancestors",
+                "Every parent up to the root moves (on a character: a "
+                "hand's chain moves the spine and hips too; Root Bone or Length limits it)",
+            ),
             ("ROOT", "Root Bone", "Bones from the chain root down to the effector move"),
             ("LENGTH", "Length", "This many bones, counted from the effector upwards"),
         ),

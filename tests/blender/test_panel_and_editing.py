@@ -8,6 +8,7 @@ from types import ModuleType
 
 import bpy
 import numpy as np
+import pytest
 
 from tests.blender.conftest import run_op, world_bone_matrix, world_bone_tail
 from tests.blender.panel_draw import Recorder, draw_panels
@@ -78,6 +79,24 @@ def test_add_remove_move(clean_scene: bpy.types.Scene) -> None:
     assert [c.name for c in items] == names[::-1] and obj.reach_ik.active_index == 0
     run_op(bpy.ops.reach.constraint_remove)
     assert [c.name for c in items] == [names[0]]
+
+
+def test_adding_with_the_default_chain_says_what_it_moves(
+    clean_scene: bpy.types.Scene, capfd: pytest.CaptureFixture
+) -> None:
+    """All Ancestors moves every bone above the effector (on a character: the hips for a
+    hand): the add operator's report says so and how to limit it; a chain limited another
+    way, or a root bone, gets no such note."""
+    obj = make_chain(n=4)
+    target = add_empty("T", (1.0, 0.5, 2.0))
+    activate(obj)
+    capfd.readouterr()
+    run_op(bpy.ops.reach.constraint_add, bone="b3", target=target.name)
+    out = capfd.readouterr().out
+    assert "it moves all 3 bone(s) above 'b3', up to 'b0'" in out, out
+    assert "Chain: Root Bone or Length limits that" in out
+    run_op(bpy.ops.reach.constraint_add, bone="b0", target=target.name)
+    assert "bone(s) above" not in capfd.readouterr().out
 
 
 def test_pin_holds_a_bone_where_it_was(clean_scene: bpy.types.Scene) -> None:
