@@ -89,14 +89,22 @@ def run_in_blender(script: str, extension_zip: Path, folder: Path, tag: str) -> 
     ``folder``) after installing ``extension_zip`` there, for what must not touch this
     process (Reload Scripts replaces the modules the tests hold; a render starts a GPU
     backend). The script sees ``bpy``, the repository on ``sys.path``, and prints one line
-    starting with ``tag``; that line is returned (all output when it is missing)."""
+    starting with ``tag``; that line is returned (all output when it is missing).
+
+    The child leaves with ``os._exit`` once the script has run (status 1 after printing the
+    traceback of an exception): bpy 4.5 hangs in its exit handlers after a Reload Scripts
+    (a deadlock in its delayed-close thread), bpy 4.2 may crash there."""
     env = {**os.environ, "HOME": str(folder), "XDG_CONFIG_HOME": str(folder / ".config")}
     path = folder / "script.py"
     path.write_text(
-        "import sys, bpy\n"
+        "import os, sys, traceback, bpy\n"
         f"sys.path.insert(0, {str(REPO_ROOT)!r})\n"
         f"bpy.ops.extensions.package_install_files(filepath={str(extension_zip)!r}, "
-        "repo='user_default', enable_on_install=True)\n" + textwrap.dedent(script)
+        "repo='user_default', enable_on_install=True)\n"
+        "try:\n" + textwrap.indent(textwrap.dedent(script), "    ") + "\n"
+        "except BaseException:\n    traceback.print_exc()\n    _status = 1\n"
+        "else:\n    _status = 0\n"
+        "sys.stdout.flush()\nsys.stderr.flush()\nos._exit(_status)\n"
     )
     proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env,
                           timeout=600, check=False)  # fmt: skip
