@@ -13,6 +13,7 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 from ..bridge import items
 from ..bridge.rig import RigError
 from ..bridge.session import RigSession
+from ..bridge.settings import armature_data
 from . import common, preferences
 from .properties import GOAL_TYPES
 
@@ -71,7 +72,7 @@ def _chain_note(obj: bpy.types.Object, item: ReachConstraint) -> str:
     an imported character a hand's chain then reaches the hips and the spine."""
     if item.chain_mode != "ALL":
         return ""
-    above = obj.data.bones[item.bone].parent_recursive
+    above = armature_data(obj).bones[item.bone].parent_recursive
     if not above:
         return ""
     return (
