@@ -7,7 +7,7 @@
 #   .venv-bpy45  blender45 group (bpy 4.5 LTS): tests/blender again
 #   .venv-bpy43, .venv-bpy44
 #                blender43 / blender44 groups (bpy 4.3, 4.4): the smoke set of every
-#                operator (tests/blender/test_versions_smoke.py)
+#                operator (tests/blender/test_versions_smoke.py, test_compat.py)
 #   .venv-types  types group (pyright, fake-bpy-module stubs, numpy; no bpy): `make typecheck`
 #
 # Each venv is (re)installed when pyproject.toml changes (stamp file .installed).
@@ -58,7 +58,7 @@ test-bpy42 test-bpy45: test-bpy%: .venv-bpy%/.installed
 	.venv-bpy$*/bin/python -m pytest -q tests/blender
 
 test-bpy43 test-bpy44: test-bpy%: .venv-bpy%/.installed
-	.venv-bpy$*/bin/python -m pytest -q tests/blender/test_versions_smoke.py
+	.venv-bpy$*/bin/python -m pytest -q tests/blender/test_versions_smoke.py tests/blender/test_compat.py
 
 # The main job: headless Blender bakes 120 frames of a human rig through the operators
 # (`make demo BLENDER=45` on Blender 4.5 LTS, and so on).

@@ -1,7 +1,8 @@
 """Fixtures for tests that run inside real (headless) Blender through the ``bpy`` wheel.
 
-Everything under ``tests/blender/`` runs twice by ``make test``: with ``bpy`` 5.0 in ``.venv``
-and with ``bpy`` 4.2 LTS in ``.venv-bpy42``. Importing this module sets ``HOME`` and
+Everything under ``tests/blender/`` runs three times by ``make test``: with ``bpy`` 5.0 in
+``.venv``, with ``bpy`` 4.2 LTS in ``.venv-bpy42`` and with 4.5 LTS in ``.venv-bpy45``; the
+smoke set (``test_versions_smoke.py``, ``test_compat.py``) runs on 4.3 and 4.4 too. Importing this module sets ``HOME`` and
 ``XDG_CONFIG_HOME`` to a throw-away temporary folder (and clears any ``BLENDER_USER_*``
 overrides) *before* ``bpy`` is imported, so the tests never read or write a real Blender
 configuration.
@@ -83,7 +84,8 @@ space. Values are float32: compare with tolerances around 1e-6, not 1e-12.
 
 Process exit
 ------------
-bpy 4.2 segfaults at interpreter exit once Rigify has been enabled; under bpy < 5.0 this
+bpy 4.2 segfaults at interpreter exit once Rigify has been enabled, bpy 4.5 can hang there
+(after a Reload Scripts); under bpy < 5.0 this
 module ends the pytest process with ``os._exit(<pytest's exit status>)`` after all
 reporting is done (``pytest_unconfigure``), so failures still fail and passes still pass.
 
