@@ -13,8 +13,10 @@ from __future__ import annotations
 import importlib
 import math
 import os
+import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
 from examples.extension_zip import build
@@ -188,5 +190,19 @@ def main() -> None:
     print(f"saved {out / 'demo.blend'} and the contact sheet {out / 'demo.png'}")
 
 
+def _leave(status: int) -> None:
+    """Exit with ``status`` before Blender's C exit handlers run: bpy 4.3 hangs in them after
+    a render (its shader compiler's destructor waits forever), bpy 4.2 may crash there.
+    Everything the demo makes is written and printed by then."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BaseException:
+        traceback.print_exc()
+        _leave(1)
+    _leave(0)
