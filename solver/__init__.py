@@ -28,6 +28,7 @@ from .goals import (
 from .optimizer import Status
 from .result import IKResult, Residual
 from .solve import Solver, solve
+from .urdf import URDFError, load_urdf, urdf_figure
 
 __all__ = [
     "AimGoal",
@@ -50,6 +51,9 @@ __all__ = [
     "Residual",
     "Solver",
     "Status",
+    "URDFError",
     "UnknownNameError",
+    "load_urdf",
     "solve",
+    "urdf_figure",
 ]

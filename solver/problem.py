@@ -167,6 +167,25 @@ class Evaluation:
         return self._gauss_newton
 
 
+def _with_tied(figure: Figure, coupling: np.ndarray, movable: np.ndarray) -> np.ndarray:
+    """``movable`` (n_coords,) bool, with every coordinate an equality row ties to a movable
+    one: a joint that mimics another (``value = k * leader + offset``) moves when its leader
+    does, wherever it sits in the tree (held at its start, it would hold the leader too)."""
+    tied = [
+        np.abs(coupling[list(row.coefficients)]).sum(axis=0) > 0.0
+        for row in figure.linear_constraints
+        if row.lower == row.upper
+    ]
+    grown = True
+    while grown:
+        grown = False
+        for row in tied:
+            if (row & movable).any() and (row & ~movable).any():
+                movable = movable | row
+                grown = True
+    return movable
+
+
 class Problem:
     """An assembled problem: variables, objective, gradient and linear rows in ``y``.
 
@@ -206,7 +225,7 @@ class Problem:
         for c in self.constraints:
             chains |= self.chain(c)
         coupling = figure.coupling
-        movable = np.abs(coupling[chains]).sum(axis=0) > 0.0
+        movable = _with_tied(figure, coupling, np.abs(coupling[chains]).sum(axis=0) > 0.0)
         rigidity = figure.coordinate_rigidity()
         self.variables = np.flatnonzero(movable & (rigidity < 1.0))
         self.fixed = np.flatnonzero(~(movable & (rigidity < 1.0)))

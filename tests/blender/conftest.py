@@ -2,10 +2,10 @@
 
 Everything under ``tests/blender/`` runs three times by ``make test``: with ``bpy`` 5.0 in
 ``.venv``, with ``bpy`` 4.2 LTS in ``.venv-bpy42`` and with 4.5 LTS in ``.venv-bpy45``; the
-smoke set (``test_versions_smoke.py``, ``test_compat.py``) runs on 4.3 and 4.4 too. Importing this module sets ``HOME`` and
-``XDG_CONFIG_HOME`` to a throw-away temporary folder (and clears any ``BLENDER_USER_*``
-overrides) *before* ``bpy`` is imported, so the tests never read or write a real Blender
-configuration.
+smoke set (``test_versions_smoke.py``, ``test_compat.py``) runs on 4.3 and 4.4 too.
+Importing this module sets ``HOME`` and ``XDG_CONFIG_HOME`` to a throw-away temporary
+folder (and clears any ``BLENDER_USER_*`` overrides) *before* ``bpy`` is imported, so the
+tests never read or write a real Blender configuration.
 
 Fixtures
 --------
