@@ -1,97 +1,66 @@
-"""Read a serial chain (revolute joints) out of a URDF file, between two named links.
+"""The serial chain between two links of a URDF robot, read by the solver's URDF reader.
 
-Only what the kinematics needs is read: each joint's parent/child links, ``origin``
-(``xyz``, ``rpy``), ``axis`` and ``limit``. Fixed joints on the way are folded into the
-next joint's origin (or into the tip frame). Inertias, geometry and mimic tags are
-ignored. Not a general URDF library: branches off the base-to-tip path are skipped,
-prismatic, continuous, floating and planar joints on the path are rejected by name.
+:func:`solver.urdf.urdf_figure` reads the whole robot (its checks, its messages); this
+module walks the figure from ``tip_link`` up to ``base_link`` and folds it into the bench's
+:class:`~bench.serial.SerialChain`: each revolute joint's frame (fixed joints on the way
+folded into the next joint's origin, or into the tip frame), axis and limits. The bench's
+chains are revolute with finite limits only: a prismatic or continuous joint on the path is
+refused by name.
 """
 
 from __future__ import annotations
 
-import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
 
-from bench.serial import SerialChain, rpy_matrix, transform
+from bench.serial import SerialChain
+from solver.structure import REVOLUTE
+from solver.urdf import URDFError, urdf_figure
 
-
-class URDFError(ValueError):
-    """The URDF text cannot be read as the requested serial chain; says where."""
-
-
-def _vector(element: ET.Element | None, key: str, default: tuple[float, ...]) -> np.ndarray:
-    if element is None or element.get(key) is None:
-        return np.array(default, dtype=float)
-    values = [float(v) for v in element.get(key, "").split()]
-    if len(values) != len(default):
-        raise URDFError(f"attribute {key}={element.get(key)!r} needs {len(default)} numbers")
-    return np.array(values, dtype=float)
-
-
-def _origin(joint: ET.Element) -> np.ndarray:
-    origin = joint.find("origin")
-    xyz = _vector(origin, "xyz", (0.0, 0.0, 0.0))
-    roll, pitch, yaw = _vector(origin, "rpy", (0.0, 0.0, 0.0))
-    return transform(rpy_matrix(roll, pitch, yaw), xyz)
+__all__ = ["URDFError", "load_chain", "read_chain"]
 
 
 def read_chain(urdf: str, base_link: str, tip_link: str, name: str | None = None) -> SerialChain:
     """The chain of joints from ``base_link`` to ``tip_link`` in URDF text ``urdf``.
 
-    Raises :class:`URDFError` naming the link or joint when there is no such path, or a
-    joint on it is not a revolute joint with finite limits.
+    Raises :class:`~solver.urdf.URDFError` naming the link or joint when the text cannot be
+    read, there is no such path, or a joint on it is not a revolute joint with finite limits.
     """
-    try:
-        root = ET.fromstring(urdf)
-    except ET.ParseError as error:
-        raise URDFError(f"not well-formed XML: {error}") from error
-    by_child: dict[str, ET.Element] = {}
-    for joint in root.findall("joint"):  # not <transmission>'s <joint> references
-        child = joint.find("child")
-        if child is None or joint.find("parent") is None:
-            raise URDFError(f"joint {joint.get('name')!r} lacks a parent or child link")
-        by_child[child.get("link", "")] = joint
+    figure = urdf_figure(urdf)
+    segments, joints = figure.segments, figure.joints
     path = []
-    link = tip_link
-    while link != base_link:
-        joint = by_child.get(link)
-        if joint is None:
-            raise URDFError(f"no joint path from link {base_link!r} to link {tip_link!r}")
-        path.append(joint)
-        link = joint.find("parent").get("link", "")  # type: ignore[union-attr]
-    path.reverse()
-
+    s = figure.segment_index(tip_link) if tip_link in figure.segment_names else -1
+    while s >= 0 and segments[s].name != base_link:
+        path.append(segments[s])
+        s = segments[s].parent
+    if s < 0:
+        raise URDFError(f"no joint path from link {base_link!r} to link {tip_link!r}")
     names, origins, axes, lower, upper = [], [], [], [], []
-    pending = np.eye(4)  # fixed joints since the last moving one
-    for joint in path:
-        kind, joint_name = joint.get("type"), joint.get("name", "")
-        if kind == "fixed":
-            pending = pending @ _origin(joint)
-            continue
-        if kind != "revolute":
-            raise URDFError(f"joint {joint_name!r} is {kind!r}; only revolute joints are read")
-        limit = joint.find("limit")
-        lo = float(limit.get("lower", "nan")) if limit is not None else math.nan
-        hi = float(limit.get("upper", "nan")) if limit is not None else math.nan
-        if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
-            raise URDFError(f"joint {joint_name!r} needs finite limits lower <= upper")
-        axis = _vector(joint.find("axis"), "xyz", (1.0, 0.0, 0.0))
-        norm = float(np.linalg.norm(axis))
-        if norm == 0.0:
-            raise URDFError(f"joint {joint_name!r} has a zero axis")
-        names.append(joint_name)
-        origins.append(pending @ _origin(joint))
-        axes.append(axis / norm)
-        lower.append(lo)
-        upper.append(hi)
-        pending = np.eye(4)
+    pending = np.eye(4)  # rest transforms since the last moving joint
+    for segment in reversed(path):
+        rest = np.eye(4)
+        rest[:3, :3], rest[:3, 3] = segment.rotation, segment.translation
+        pending = pending @ rest
+        for j in segment.joints:
+            joint = joints[j]
+            if joint.kind != REVOLUTE:
+                raise URDFError(
+                    f"joint {joint.name!r} is 'prismatic'; only revolute joints are read"
+                )
+            if not (np.isfinite(joint.lower) and np.isfinite(joint.upper)):
+                raise URDFError(f"joint {joint.name!r} needs finite limits (it is continuous)")
+            names.append(joint.name)
+            origins.append(pending)
+            axes.append(joint.axis)
+            lower.append(joint.lower)
+            upper.append(joint.upper)
+            pending = np.eye(4)
     if not names:
         raise URDFError(f"no revolute joint between {base_link!r} and {tip_link!r}")
     return SerialChain(
-        name=name or root.get("name", "robot"),
+        name=name or ET.fromstring(urdf).get("name", "robot"),
         joints=tuple(names),
         origins=np.array(origins),
         axes=np.array(axes),

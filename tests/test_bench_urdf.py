@@ -131,7 +131,7 @@ def test_loader_rejects_what_it_cannot_read_by_name():
         )
     with pytest.raises(URDFError, match="no joint path from link 'base' to link 'nowhere'"):
         read_chain(text, "base", "nowhere")
-    with pytest.raises(URDFError, match="'j2' needs finite limits"):
+    with pytest.raises(URDFError, match="joint 'j2' lower limit: lower='nan' is not finite"):
         read_chain(
             text.replace('lower="' + repr(float(chain.lower[2])), 'lower="nan'),
             chain.base_link,
