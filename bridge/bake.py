@@ -48,6 +48,7 @@ from .playback import builtin_ik, overrides
 from .pole_start import start_at_poles
 from .restore import SceneState
 from .rig import Rig, RigError, build_rig, solver_options
+from .rig_size import distance_tolerance
 from .swing_refine import solve_refined
 
 if TYPE_CHECKING:  # annotations only: bpy objects are passed in
@@ -188,7 +189,7 @@ class BakeJob:
         self.scene = scene
         self.mode = mode
         self.depsgraph = depsgraph
-        self.tolerances = (settings.tolerance, settings.angle_tolerance)
+        self.settings = settings
         self.time_limit = time_limit
         self.time_limited: list[int] = []
         self.last_result: solver.IKResult | None = None  # the last solved frame's
@@ -207,7 +208,7 @@ class BakeJob:
         try:
             scene.frame_set(self.frames[0])
             self.rig = build_rig(obj, settings, only_selected)
-            options = {**solver_options(settings, method), "restarts": RESTARTS,
+            options = {**solver_options(self.rig, settings, method), "restarts": RESTARTS,
                        "time_limit": time_limit}  # fmt: skip
             self.solver = solver.Solver(self.rig.figure, self.rig.constraints, **options)
             self.smooth = None if smooth is None else SmoothBound(self.rig.figure, smooth)
@@ -316,7 +317,8 @@ class BakeJob:
     def _measure(self, frame: int) -> None:
         assert self.depsgraph is not None, "measuring steps run only with a depsgraph"
         self.scene.frame_set(frame)
-        residuals = measure(self.rig, self.depsgraph, *self.tolerances)
+        tolerance = distance_tolerance(self.settings, self.rig.length)
+        residuals = measure(self.rig, self.depsgraph, tolerance, self.settings.angle_tolerance)
         fold(self.measured, residuals)
         if self.smooth is not None:
             self.smooth.measure(frame, residuals)
