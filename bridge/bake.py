@@ -17,6 +17,11 @@ reads (unsolved bones, targets) comes from the scene's animation evaluated at th
 baking the same shot twice, or after saving and reloading the file, writes identical keys: a
 re-bake does not start from the pose an earlier bake keyed.
 
+A sub-range bake is the exception: when the solved channels are keyed outside the baked range,
+the range must join those keys, so its first frame, and every frame the keys span, starts from
+the pose the existing keys give there (:mod:`.bake_join`). Such a bake is a function of the shot
+and of the keys around it.
+
 Failure and cancel. The scene state the bake may change is captured first
 (:class:`.restore.SceneState`). Any exception — a :class:`.rig.RigError`, a solver error or
 anything else (a bone renamed or a target deleted mid-bake, a bug) — and :meth:`BakeJob.cancel`
@@ -37,6 +42,7 @@ import numpy as np
 
 from .. import solver
 from . import busy, keys, rotations
+from .bake_join import KeyedSpan
 from .bake_report import BakeError, BakeReport, Worst, describe, fold
 from .bake_smooth import SmoothBound
 from .bake_start import MotionStart
@@ -218,7 +224,8 @@ class BakeJob:
             self.target = BakeTarget(obj, target, self.frames[0])
             self.state.save_channels((path, index) for path, index, _group in self.channels)
             self.state.mute(builtin_ik(self.rig))
-            self.previous = start_from_rest(self.rig)
+            self.previous: dict[str, np.ndarray] | None = start_from_rest(self.rig)
+            self.span = KeyedSpan.around(obj, self.channels, self.frames, target)
         except Exception as exc:
             self._fail(exc, f" stopped at frame {self.frames[0]}", self.frames[0])
         self.values = np.zeros((len(self.channels), len(self.frames)))
@@ -267,9 +274,16 @@ class BakeJob:
 
     def _solve(self, frame: int) -> None:
         rig = self.rig
+        keyed = self.span is not None and self.span.starts(frame, self.index)
         if self.index > 0:
             self.scene.frame_set(frame)
+        if keyed:  # a sub-range bake: from the pose the existing keys give (.bake_join)
+            rig.read_pose(solved_too=True)
+            if self.index == 0:
+                self.previous = None  # Euler / quaternion continuity with those keys
+        elif self.index > 0:
             rig.read_pose(solved_too=False)
+        if keyed or self.index > 0:
             rig.push_rest()
             rig.update_targets()
         check_targets(rig)
