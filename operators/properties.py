@@ -67,11 +67,15 @@ SIGNED_AXES = (
 )
 
 
-def tolerance_property(name: str = "Tolerance", **options: Any) -> Any:
+def tolerance_property(
+    name: str = "Tolerance",
+    description: str = "Distance (scene units) at which a position goal counts as reached, "
+    "when Automatic is off",
+    **options: Any,
+) -> Any:
     """The distance tolerance setting (scene units); ``options`` as for ``FloatProperty``."""
     return FloatProperty(
-        name=name,
-        description="Distance (scene units) at which a position goal counts as reached",
+        name=name, description=description,
         default=LEGACY_TOLERANCE, min=1e-9, precision=6, **options,
     )  # fmt: skip
 
