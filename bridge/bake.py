@@ -274,7 +274,8 @@ class BakeJob:
 
     def _solve(self, frame: int) -> None:
         rig = self.rig
-        keyed = self.span is not None and self.span.starts(frame, self.index)
+        smooth = self.smooth is not None
+        keyed = self.span is not None and self.span.starts(frame, self.index, smooth)
         if self.index > 0:
             self.scene.frame_set(frame)
         if keyed:  # a sub-range bake: from the pose the existing keys give (.bake_join)
@@ -289,11 +290,13 @@ class BakeJob:
         check_targets(rig)
         start_at_poles(rig)  # converted pole chains start where Blender's IK starts
         plain = rig.initial()
-        if self.smooth is None:
-            start = self.starts.start(plain)  # the last motion continued
-        else:  # the bound is around the previous frame's pose
+        if self.smooth is not None:  # the bound is around the previous frame's pose
             start = plain
             self.solver.max_change = self.smooth.max_change(self.index)
+        elif keyed:  # the pose the keys give, as it is
+            start = plain
+        else:
+            start = self.starts.start(plain)  # the last motion continued
         result = solve_refined(self.solver, rig.solved.values(), start)
         if self.smooth is not None:
             self.smooth.record(self.index, frame, start, result)

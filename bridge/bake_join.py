@@ -14,7 +14,9 @@ targets did not change keeps its keyed pose (the solve starts there with every g
 and a frame whose targets changed is solved from the nearest keyed pose, on the keys' branch;
 the last frames meet the keys after the range. The first frame always starts from the pose the
 animation gives there (past the last key: the last keyed pose, as Blender holds it); frames
-beyond the keys continue the previous frame's solution as in any bake.
+beyond the keys continue the previous frame's solution as in any bake, and so does every
+later frame of a smooth bake (:mod:`.bake_smooth`: each joint's change per frame is bounded
+around the previous frame's solution, which a keyed start would break).
 
 ``bpy`` is used only through :mod:`.compat` and the objects passed in.
 """
@@ -66,10 +68,11 @@ class KeyedSpan:
             return None
         return cls(first, last)
 
-    def starts(self, frame: int, index: int) -> bool:
+    def starts(self, frame: int, index: int, smooth: bool) -> bool:
         """Whether the bake's ``index``-th frame, ``frame``, starts from the pose the existing
-        keys give there: the first frame, and every frame within the keys' span."""
-        return index == 0 or self.first <= frame <= self.last
+        keys give there: the first frame, and every frame within the keys' span unless the
+        bake is smooth (its bound holds each frame to the previous frame's solution)."""
+        return index == 0 or (not smooth and self.first <= frame <= self.last)
 
 
 def _key_frames(obj: Object, path: str, index: int) -> np.ndarray:
