@@ -18,7 +18,7 @@ beyond the keys continue the previous frame's solution as in any bake, and so do
 later frame of a smooth bake (:mod:`.bake_smooth`: each joint's change per frame is bounded
 around the previous frame's solution, which a keyed start would break).
 
-``bpy`` is used only through :mod:`.compat` and the objects passed in.
+``bpy`` is used only through :mod:`.compat`, :mod:`.keys` and the objects passed in.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import compat
+from .keys import read_points
 
 if TYPE_CHECKING:
     from bpy.types import Object
@@ -81,5 +82,5 @@ def _key_frames(obj: Object, path: str, index: int) -> np.ndarray:
     if fcurve is None or not len(fcurve.keyframe_points):
         return np.zeros(0)
     co = np.empty(2 * len(fcurve.keyframe_points), dtype=np.float32)
-    fcurve.keyframe_points.foreach_get("co", co)
+    read_points(fcurve.keyframe_points, "co", co)
     return co[0::2].astype(float)
