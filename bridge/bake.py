@@ -17,6 +17,11 @@ reads (unsolved bones, targets) comes from the scene's animation evaluated at th
 baking the same shot twice, or after saving and reloading the file, writes identical keys: a
 re-bake does not start from the pose an earlier bake keyed.
 
+A sub-range bake is the exception: when the solved channels are keyed outside the baked range,
+the range must join those keys, so its first frame, and every frame the keys span, starts from
+the pose the existing keys give there (:mod:`.bake_join`). Such a bake is a function of the shot
+and of the keys around it.
+
 Failure and cancel. The scene state the bake may change is captured first
 (:class:`.restore.SceneState`). Any exception — a :class:`.rig.RigError`, a solver error or
 anything else (a bone renamed or a target deleted mid-bake, a bug) — and :meth:`BakeJob.cancel`
@@ -37,6 +42,7 @@ import numpy as np
 
 from .. import solver
 from . import busy, keys, rotations
+from .bake_join import KeyedSpan
 from .bake_report import BakeError, BakeReport, Worst, describe, fold
 from .bake_smooth import SmoothBound
 from .bake_start import MotionStart
@@ -48,6 +54,7 @@ from .playback import builtin_ik, overrides
 from .pole_start import start_at_poles
 from .restore import SceneState
 from .rig import Rig, RigError, build_rig, solver_options
+from .rig_size import distance_tolerance
 from .swing_refine import solve_refined
 
 if TYPE_CHECKING:  # annotations only: bpy objects are passed in
@@ -188,7 +195,7 @@ class BakeJob:
         self.scene = scene
         self.mode = mode
         self.depsgraph = depsgraph
-        self.tolerances = (settings.tolerance, settings.angle_tolerance)
+        self.settings = settings
         self.time_limit = time_limit
         self.time_limited: list[int] = []
         self.last_result: solver.IKResult | None = None  # the last solved frame's
@@ -207,7 +214,7 @@ class BakeJob:
         try:
             scene.frame_set(self.frames[0])
             self.rig = build_rig(obj, settings, only_selected)
-            options = {**solver_options(settings, method), "restarts": RESTARTS,
+            options = {**solver_options(self.rig, settings, method), "restarts": RESTARTS,
                        "time_limit": time_limit}  # fmt: skip
             self.solver = solver.Solver(self.rig.figure, self.rig.constraints, **options)
             self.smooth = None if smooth is None else SmoothBound(self.rig.figure, smooth)
@@ -217,7 +224,8 @@ class BakeJob:
             self.target = BakeTarget(obj, target, self.frames[0])
             self.state.save_channels((path, index) for path, index, _group in self.channels)
             self.state.mute(builtin_ik(self.rig))
-            self.previous = start_from_rest(self.rig)
+            self.previous: dict[str, np.ndarray] | None = start_from_rest(self.rig)
+            self.span = KeyedSpan.around(obj, self.channels, self.frames, target)
         except Exception as exc:
             self._fail(exc, f" stopped at frame {self.frames[0]}", self.frames[0])
         self.values = np.zeros((len(self.channels), len(self.frames)))
@@ -266,19 +274,29 @@ class BakeJob:
 
     def _solve(self, frame: int) -> None:
         rig = self.rig
+        smooth = self.smooth is not None
+        keyed = self.span is not None and self.span.starts(frame, self.index, smooth)
         if self.index > 0:
             self.scene.frame_set(frame)
+        if keyed:  # a sub-range bake: from the pose the existing keys give (.bake_join)
+            rig.read_pose(solved_too=True)
+            if self.index == 0:
+                self.previous = None  # Euler / quaternion continuity with those keys
+        elif self.index > 0:
             rig.read_pose(solved_too=False)
+        if keyed or self.index > 0:
             rig.push_rest()
             rig.update_targets()
         check_targets(rig)
         start_at_poles(rig)  # converted pole chains start where Blender's IK starts
         plain = rig.initial()
-        if self.smooth is None:
-            start = self.starts.start(plain)  # the last motion continued
-        else:  # the bound is around the previous frame's pose
+        if self.smooth is not None:  # the bound is around the previous frame's pose
             start = plain
             self.solver.max_change = self.smooth.max_change(self.index)
+        elif keyed:  # the pose the keys give, as it is
+            start = plain
+        else:
+            start = self.starts.start(plain)  # the last motion continued
         result = solve_refined(self.solver, rig.solved.values(), start)
         if self.smooth is not None:
             self.smooth.record(self.index, frame, start, result)
@@ -316,7 +334,8 @@ class BakeJob:
     def _measure(self, frame: int) -> None:
         assert self.depsgraph is not None, "measuring steps run only with a depsgraph"
         self.scene.frame_set(frame)
-        residuals = measure(self.rig, self.depsgraph, *self.tolerances)
+        tolerance = distance_tolerance(self.settings, self.rig.length)
+        residuals = measure(self.rig, self.depsgraph, tolerance, self.settings.angle_tolerance)
         fold(self.measured, residuals)
         if self.smooth is not None:
             self.smooth.measure(frame, residuals)

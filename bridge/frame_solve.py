@@ -30,6 +30,7 @@ from .pole_start import start_at_poles
 from .report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
 from .restore import SavedPose
 from .rig import BoneChannels
+from .rig_size import distance_tolerance
 from .swing_refine import solve_refined
 
 if TYPE_CHECKING:
@@ -51,13 +52,14 @@ class _Pass:
 
     def score(self, tolerance: float, angle_tolerance: float, counted: Sequence[bool]) -> float:
         """Sum of the measured errors beyond tolerance, in tolerances, over the ``counted``
-        constraints (weight > 0): 0 when every one of them is reached."""
+        constraints (weight > 0): 0 when every one of them is reached (a distance within the
+        float32 resolution of its coordinates counts as reached, see :mod:`.measure`)."""
         total = 0.0
         for m, count in zip(self.measured, counted, strict=True):
             if not count:
                 continue
             if m.distance is not None:
-                total += max(m.distance / tolerance - 1.0, 0.0)
+                total += max(m.distance / max(tolerance, m.resolution) - 1.0, 0.0)
             if m.angle is not None:
                 total += max(m.angle / angle_tolerance - 1.0, 0.0)
         return total
@@ -201,7 +203,7 @@ class FrameSolve:
         rig.write_pose(channels)
         session.view_layer.update()
         settings = session.settings
-        measured = measure(rig, session.view_layer.depsgraph, settings.tolerance,
+        measured = measure(rig, session.view_layer.depsgraph, self._tolerance(),
                            settings.angle_tolerance)  # fmt: skip
         self._iterations += result.nit
         self._seconds += result.time
@@ -212,14 +214,20 @@ class FrameSolve:
         session = self.session
         return solve_refined(session.solver, session.rig.solved.values(), session.rig.initial())
 
+    def _tolerance(self) -> float:
+        """The distance tolerance, scene units (relative to the rig when *Automatic*)."""
+        return distance_tolerance(self.session.settings, self.session.rig.length)
+
     def _disagrees(self, measured: MeasuredResidual, modelled: solver.Residual) -> bool:
-        """Measured and modelled residuals differ by more than the tolerance (a distance in
-        a sheared armature's space may be up to its spread shorter in the world)."""
+        """Measured and modelled residuals differ by more than the tolerance and by more than
+        the float32 resolution of the coordinates (Blender's round-off is no model mismatch;
+        a distance in a sheared armature's space may be up to its spread shorter in the
+        world)."""
         settings = self.session.settings
         space = model_space(np.array(self.session.obj.matrix_world, dtype=float))
         d = space.beyond(modelled.distance or 0.0, measured.distance or 0.0)
         a = abs((measured.angle or 0.0) - (modelled.angle or 0.0))
-        return d > settings.tolerance or a > settings.angle_tolerance
+        return d > max(self._tolerance(), measured.resolution) or a > settings.angle_tolerance
 
     def _correct(
         self, first: _Pass, wrong: list[int], counted: list[bool]
@@ -229,7 +237,7 @@ class FrameSolve:
         pass, written in the pose."""
         session = self.session
         rig = session.rig
-        tol, angle_tol = session.settings.tolerance, session.settings.angle_tolerance
+        tol, angle_tol = self._tolerance(), session.settings.angle_tolerance
         best = last = first
         stalled = 0  # passes in a row that did not improve on the best
         if not wrong:  # Blender's pose agrees with the model: no pass, goals untouched

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .rig_goals import ConstraintSpec
+from .rig_size import float32_resolution
 
 if TYPE_CHECKING:  # annotations only: bpy objects are passed in
     from bpy.types import Depsgraph, Object
@@ -63,10 +64,12 @@ class MeasuredResidual:
         bone: the bone carrying the end-effector.
         distance: distance to the goal, scene units (None when the goal has no position part).
         angle: angle to the goal, degrees (None when the goal has no direction part).
-        satisfied: distance <= tolerance and angle <= angle tolerance (for a disjunction:
-            some member is).
+        satisfied: distance <= tolerance (or <= ``resolution``, when that is larger) and
+            angle <= angle tolerance (for a disjunction: some member is).
         effector: the evaluated end-effector, world space.
         goal: index of the disjunction member reported (0 for a single goal).
+        resolution: the float32 resolution (scene units) of the positions compared: a
+            distance below it is Blender's round-off (:func:`.rig_size.float32_resolution`).
     """
 
     name: str
@@ -76,6 +79,7 @@ class MeasuredResidual:
     satisfied: bool
     effector: Effector
     goal: int = 0
+    resolution: float = 0.0
 
 
 def evaluated_bone_matrix(obj: Object, bone: str, depsgraph: Depsgraph) -> np.ndarray:
@@ -122,7 +126,10 @@ def measure(
 
     Call it after the pose is written and Blender has evaluated it (``view_layer.update()``
     or ``scene.frame_set``). Targets are read from their evaluated world matrices, so a
-    target parented to a bone the solve moved is measured where it now is.
+    target parented to a bone the solve moved is measured where it now is. Blender computes
+    these positions in single precision: a distance within the float32 resolution of the
+    coordinates involved (effector, target, armature origin) counts as within tolerance,
+    whatever the tolerance (:func:`.rig_size.float32_resolution`).
 
     Args:
         rig: a :class:`.rig.Rig` (its ``obj``, ``scale``, ``specs`` and goals are used; the
@@ -155,7 +162,9 @@ def measure(
             # neither), so no part is None here.
             g = {part: v for part in goal.geometry_parts if (v := world[part]) is not None}
             report = goal.report(e, g)
-            ok = (report.distance is None or report.distance <= tolerance) and (
+            points = [effector.point, placement[:3, 3]] + ([g["point"]] if "point" in g else [])
+            resolution = float32_resolution(*points)  # positions only: directions are unit
+            ok = (report.distance is None or report.distance <= max(tolerance, resolution)) and (
                 report.angle is None or report.angle <= angle_tolerance
             )
             # A disjunction is met when any member is; else report the closest member
@@ -164,12 +173,12 @@ def measure(
             potential = goal.potential(e, g) if len(spec.bindings) > 1 else 0.0
             rank = (not ok, potential)
             if best is None or rank < best[0]:
-                best = (rank, index, report, ok)
+                best = (rank, index, report, ok, resolution)
         assert best is not None, "a constraint spec has at least one binding"
-        _rank, index, report, ok = best
+        _rank, index, report, ok, resolution = best
         out.append(
             MeasuredResidual(
-                spec.name, spec.bone, report.distance, report.angle, ok, effector, index
+                spec.name, spec.bone, report.distance, report.angle, ok, effector, index, resolution
             )
         )
     return out

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the bridge uses Blender only through the objects passed in
     from .report import FrameReport
 
 _LAST: dict[int, FrameReport | BakeReport] = {}
+_LENGTH: dict[int, float] = {}
 
 
 def store(obj: bpy.types.ID, report: FrameReport | BakeReport) -> None:
@@ -30,6 +31,18 @@ def last(obj: bpy.types.ID) -> FrameReport | BakeReport | None:
     return _LAST.get(obj.session_uid)
 
 
+def store_length(obj: bpy.types.ID, length: float) -> None:
+    """Remember the characteristic length (scene units) of ``obj``'s rig at its last build."""
+    _LENGTH[obj.session_uid] = length
+
+
+def rig_length(obj: bpy.types.ID) -> float | None:
+    """The characteristic length (scene units) of ``obj``'s rig at its last build, or None
+    before any (what the panel's Automatic tolerance and weights are relative to)."""
+    return _LENGTH.get(obj.session_uid)
+
+
 def clear() -> None:
-    """Forget every stored report (on unregister)."""
+    """Forget every stored report and length (on unregister)."""
     _LAST.clear()
+    _LENGTH.clear()

@@ -51,7 +51,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from .. import solver
-from . import ik_limits, rotations
+from ..solver.scale import characteristic_length
+from . import ik_limits, results, rotations
 from .model_space import model_space
 from .object_frame import armature_space, check_carried, object_frame
 from .rig_evaluated import constrained, evaluated_basis, still_bones
@@ -68,6 +69,7 @@ from .rig_joints import (
 )
 from .rig_rest import RestInput, rest_input
 from .rig_scale import bone_scales
+from .rig_size import distance_tolerance
 from .rig_stretch import MIN_STRETCH, StretchPlan, parent_stretch
 from .settings import armature_data
 
@@ -138,6 +140,9 @@ class Rig:
     # Bones the build asked whether the solve moves them (rig_goals.ConstraintPlan.asked):
     # the bones above them decide the answer.
     asked: set[str] = field(default_factory=set)
+    # The characteristic length (scene units) of the figure and constraints at the build: what
+    # Automatic tolerances and orientation weights are relative to (see .rig_size).
+    length: float = 1.0
 
     # ------------------------------------------------------------------ state
     def read_pose(self, solved_too: bool) -> None:
@@ -431,20 +436,24 @@ def build_rig(
     except solver.ReachError as exc:
         raise RigError(str(exc)) from None
     plan.check_aim(rig, RigError)
+    rig.length = characteristic_length(fig, rig.constraints)
+    results.store_length(obj, rig.length)  # the panel shows the effective values from it
     return rig
 
 
-def solver_options(settings: ReachSettings, method: str | None = None) -> dict[str, Any]:
+def solver_options(rig: Rig, settings: ReachSettings, method: str | None = None) -> dict[str, Any]:
     """Keyword options for ``solver.Solver`` from the armature's Reach settings.
 
-    The solver aims at :data:`SOLVE_MARGIN` times the tolerances: a goal is judged on
+    The distance tolerance is the setting's, or relative to ``rig.length`` when *Automatic*
+    (:func:`.rig_size.distance_tolerance`). The solver aims at :data:`SOLVE_MARGIN` times the
+    tolerances: a goal is judged on
     Blender's evaluated pose (:mod:`.measure`), which Blender computes in single precision,
     so a solve stopping right at the tolerance would be reported reached or missed by
     round-off. ``method`` (a :data:`solver.methods.METHODS` name) replaces the armature's
     *Method* for this solver only (a bake's ``method`` option); None uses the setting.
     """
     return {
-        "tolerance": SOLVE_MARGIN * settings.tolerance,
+        "tolerance": SOLVE_MARGIN * distance_tolerance(settings, rig.length),
         "angle_tolerance": SOLVE_MARGIN * settings.angle_tolerance,
         "max_iterations": settings.max_iterations,
         "method": settings.method if method is None else method,

@@ -21,6 +21,7 @@ import numpy as np
 from .. import solver
 from .carried import Carry, carried_offset, find_carry
 from .model_space import ModelSpace, model_space
+from .rig_size import solver_degrees
 from .settings import armature_data
 
 if TYPE_CHECKING:
@@ -200,13 +201,13 @@ def _make_goal(
     if kind == "POSITION":
         return solver.PositionGoal(v["point"], carrier=c)
     if kind == "ORIENTATION":
-        return solver.OrientationGoal(v["x"], v["y"], degrees=item.degrees, carrier=c)
+        return solver.OrientationGoal(v["x"], v["y"], degrees=solver_degrees(item), carrier=c)
     if kind == "POSITION_ORIENTATION":
         return solver.PositionOrientationGoal(
-            v["point"], v["x"], v["y"], item.position_weight, item.degrees, carrier=c
+            v["point"], v["x"], v["y"], item.position_weight, solver_degrees(item), carrier=c
         )
     if kind == "AIM":
-        return solver.AimGoal(v["point"], degrees=item.degrees, carrier=c)
+        return solver.AimGoal(v["point"], degrees=solver_degrees(item), carrier=c)
     if kind == "LINE":
         return solver.LineGoal(v["point"], v["direction"], carrier=c)
     if kind == "PLANE":

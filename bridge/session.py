@@ -61,7 +61,7 @@ class RigSession:
         # pose's branch and an out-of-reach goal answers at once (the solver's default search
         # runs until its 1 s time limit whenever a goal is missed).
         self.solver = solver.Solver(
-            self.rig.figure, self.rig.constraints, **solver_options(settings),
+            self.rig.figure, self.rig.constraints, **solver_options(self.rig, settings),
             restarts=bake.RESTARTS,
         )  # fmt: skip
         self._fresh = True  # the rig holds the scene as just read: no refresh before a solve

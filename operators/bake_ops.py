@@ -2,7 +2,9 @@
 
 Start pose: the first frame is solved from the rest pose of the solved channels, each later
 frame from the previous frame's solution, so a bake writes the same keys however often it is
-run (current pose, earlier keys and save / reload make no difference). Any error, or ESC in
+run (current pose, earlier keys and save / reload make no difference); a bake of part of a
+keyed range starts from the pose the keys give, so it joins them (:mod:`..bridge.bake_join`).
+Any error, or ESC in
 the modal bake, restores keys, action, muted IK constraints, frame and pose: nothing is
 written. Details in :mod:`..bridge.bake` and the README's "Baking" section.
 """
@@ -46,7 +48,7 @@ if TYPE_CHECKING:
 
 
 class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
-    """Key the solved channels over a frame range, solved from the rest pose (ESC: no change)"""
+    """Key the solved channels over a frame range (a part of a keyed range joins the keys)"""
 
     bl_idname = "reach.bake"
     bl_label = "Bake Reach"

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, cast
 import bpy
 from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty, StringProperty
 
+from ..bridge.rig_size import LEGACY_TOLERANCE
 from .properties import METHODS, angle_tolerance_property, tolerance_property
 
 if TYPE_CHECKING:
@@ -66,7 +67,12 @@ class ReachPreferences(bpy.types.AddonPreferences):
         items=METHODS,
         default="gauss-newton-hybrid",
     )
-    tolerance: tolerance_property("Default Tolerance")
+    tolerance: tolerance_property(
+        "Default Tolerance",
+        f"Distance tolerance (scene units) of armatures that get their first Reach constraint: "
+        f"at {LEGACY_TOLERANCE:g} they use Automatic (relative to the rig's size), any other "
+        "value is their fixed tolerance",
+    )
     angle_tolerance: angle_tolerance_property("Default Angle Tolerance")
     time_budget: FloatProperty(
         name="Live Time Budget (ms)",

@@ -22,6 +22,7 @@ from bpy.props import (
     StringProperty,
 )
 
+from ..bridge.rig_size import LEGACY_DEGREES, LEGACY_TOLERANCE, RELATIVE_TOLERANCE, automatic
 from .methods import method_items
 
 if TYPE_CHECKING:
@@ -66,13 +67,37 @@ SIGNED_AXES = (
 )
 
 
-def tolerance_property(name: str = "Tolerance", **options: Any) -> Any:
+def tolerance_property(
+    name: str = "Tolerance",
+    description: str = "Distance (scene units) at which a position goal counts as reached, "
+    "when Automatic is off",
+    **options: Any,
+) -> Any:
     """The distance tolerance setting (scene units); ``options`` as for ``FloatProperty``."""
     return FloatProperty(
-        name=name,
-        description="Distance (scene units) at which a position goal counts as reached",
-        default=1e-5, min=1e-9, precision=6, **options,
+        name=name, description=description,
+        default=LEGACY_TOLERANCE, min=1e-9, precision=6, **options,
     )  # fmt: skip
+
+
+def _switch(key: str, value: str, legacy: float) -> tuple[Any, Any]:
+    """Getter and setter of an *Automatic* switch stored under ID property ``key``; unstored,
+    it reads as :func:`..bridge.rig_size.automatic` of the property ``value`` (files saved
+    before the switch existed keep a value someone chose, see :mod:`..bridge.rig_size`)."""
+
+    def get(self: bpy.types.PropertyGroup) -> bool:
+        return automatic(self, key, getattr(self, value), legacy)
+
+    def set(self: bpy.types.PropertyGroup, on: bool) -> None:
+        self[key] = bool(on)
+
+    return get, set
+
+
+def automatic_property(what: str, key: str, value: str, legacy: float) -> Any:
+    """The *Automatic* switch of setting ``value`` (``what``: the help text's sentence)."""
+    get, set = _switch(key, value, legacy)
+    return BoolProperty(override=OVERRIDABLE, name="Automatic", description=what, get=get, set=set)
 
 
 def angle_tolerance_property(name: str = "Angle Tolerance", **options: Any) -> Any:
@@ -193,11 +218,17 @@ class ReachConstraint(bpy.types.PropertyGroup):
     degrees: FloatProperty(
         override=OVERRIDABLE,
         name="Degrees per Unit",
-        description="Angle error (degrees) that weighs as much as one unit of distance",
-        default=1.0,
+        description="Angle error (degrees) that weighs as much as one scene unit of distance "
+        "(used when Automatic is off)",
+        default=LEGACY_DEGREES,
         min=1e-4,
         soft_max=90.0,
     )
+    auto_degrees: automatic_property(
+        "Weigh one radian of orientation error like the rig's size (the longest chain the "
+        "constraints move), so the rig solves alike at any scale; off: Degrees per Unit",
+        "auto_degrees_choice", "degrees", LEGACY_DEGREES,
+    )  # fmt: skip
     suppress: EnumProperty(
         override=OVERRIDABLE,
         name="Suppress",
@@ -254,6 +285,13 @@ class ReachSettings(bpy.types.PropertyGroup):
     constraints: CollectionProperty(override=OVERRIDABLE_LIST, type=ReachConstraint)
     active_index: IntProperty(override=OVERRIDABLE, name="Active Constraint", default=0)
     tolerance: tolerance_property(override=OVERRIDABLE)
+    auto_tolerance: automatic_property(
+        f"Tolerance relative to the rig's size: {RELATIVE_TOLERANCE:g} of the longest chain the "
+        "constraints move, "
+        "so a rig in centimetres, one scaled by 0.01 and one in metres solve alike; off: the "
+        "Tolerance in scene units",
+        "auto_tolerance_choice", "tolerance", LEGACY_TOLERANCE,
+    )  # fmt: skip
     angle_tolerance: angle_tolerance_property(override=OVERRIDABLE)
     max_iterations: IntProperty(
         override=OVERRIDABLE, name="Iteration Limit", default=200, min=1, soft_max=5000

@@ -12,12 +12,13 @@ from ..bridge.diagnose import interfering, target_links
 from ..bridge.live import live_error
 from ..bridge.report import FrameReport, residual_text
 from ..bridge.rig_goals import chain_top
+from ..bridge.rig_size import RELATIVE_TOLERANCE, degrees_per_unit, distance_tolerance
 from ..bridge.settings import armature_data, bone_settings_of, settings_of
 from ..operators.methods import method_label
 
 if TYPE_CHECKING:
     from ..bridge.conditioning import ConditioningReadout
-    from ..operators.properties import ReachConstraint
+    from ..operators.properties import ReachConstraint, ReachSettings
 
 
 def _armature(context: bpy.types.Context) -> bpy.types.Object | None:
@@ -137,7 +138,7 @@ def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: Reach
     if kind == "AIM":
         box.prop(item, "aim_axis")
     if kind in ("ORIENTATION", "POSITION_ORIENTATION", "AIM"):
-        box.prop(item, "degrees")
+        _draw_degrees(box, item, results.rig_length(obj))
     if kind in ("ORIENTATION", "POSITION_ORIENTATION"):
         box.prop(item, "suppress")
     if kind == "POSITION_ORIENTATION":
@@ -157,6 +158,38 @@ def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: Reach
             col.label(text=line)
 
 
+def _scene_units(value: float) -> str:
+    return f"{value:.3g} units"
+
+
+def _draw_degrees(box: bpy.types.UILayout, item: ReachConstraint, length: float | None) -> None:
+    """Degrees per Unit: the Automatic switch, then the value in use (degrees per scene unit)."""
+    row = box.row(heading="Degrees per Unit")
+    row.prop(item, "auto_degrees")
+    if not item.auto_degrees:
+        box.prop(item, "degrees")
+    elif length is None:
+        box.label(text="1 radian weighs like the rig's size (shown after a solve)")
+    else:
+        box.label(text=f"1 radian weighs like {_scene_units(length)}: "
+                  f"{degrees_per_unit(item, length):.3g} degrees per unit")  # fmt: skip
+
+
+def _draw_tolerance(layout: bpy.types.UILayout, settings: ReachSettings,
+                    length: float | None) -> None:  # fmt: skip
+    """Tolerance: the Automatic switch, then the value in use in scene units."""
+    row = layout.row(heading="Tolerance")
+    row.prop(settings, "auto_tolerance")
+    if not settings.auto_tolerance:
+        layout.prop(settings, "tolerance")
+    elif length is None:
+        layout.label(text=f"{RELATIVE_TOLERANCE:g} of the rig's size (shown after a solve)")
+    else:
+        tolerance = _scene_units(distance_tolerance(settings, length))
+        size = _scene_units(length)
+        layout.label(text=f"{tolerance} ({RELATIVE_TOLERANCE:g} of the rig's size, {size})")
+
+
 class REACH_PT_settings(_ReachPanel):
     """Solver settings of the armature."""
 
@@ -165,10 +198,11 @@ class REACH_PT_settings(_ReachPanel):
     bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context: bpy.types.Context) -> None:
-        settings = settings_of(_active_armature(context))
+        obj = _active_armature(context)
+        settings = settings_of(obj)
         layout = self.layout
         layout.prop(settings, "method")
-        layout.prop(settings, "tolerance")
+        _draw_tolerance(layout, settings, results.rig_length(obj))
         layout.prop(settings, "angle_tolerance")
         layout.prop(settings, "max_iterations")
         layout.prop(settings, "use_root_translation")

@@ -160,3 +160,15 @@ def call_reach(operator: str) -> set[str]:
         "bake": bpy.ops.reach.bake,
         "clear_keys": bpy.ops.reach.clear_keys,
     }[operator]()
+
+
+def tolerance_of(obj: bpy.types.Object) -> float:
+    """The distance tolerance (scene units) the last solve or bake of ``obj`` judged its goals
+    by: the Tolerance setting, or relative to the rig's size when it is Automatic."""
+    import importlib
+
+    bridge = "bl_ext.user_default.reach_ik.bridge"
+    length = importlib.import_module(f"{bridge}.results").rig_length(obj)
+    assert length is not None, f"'{obj.name}' was never solved"
+    rig_size = importlib.import_module(f"{bridge}.rig_size")
+    return rig_size.distance_tolerance(obj.reach_ik, length)

@@ -14,7 +14,14 @@ import pytest
 
 from tests.blender.bake_support import keyframes_of, modal_operator
 from tests.blender.conftest import run_op, world_bone_tail
-from tests.blender.reach_scenes import activate, add_constraint, add_empty, last_report, make_chain
+from tests.blender.reach_scenes import (
+    activate,
+    add_constraint,
+    add_empty,
+    last_report,
+    make_chain,
+    tolerance_of,
+)
 
 FRAMES = 12
 
@@ -67,7 +74,7 @@ def test_summary_of_a_clean_bake_is_measured_and_satisfied(clean_scene: bpy.type
     obj, _target = _shot()
     run_op(bpy.ops.reach.bake)
     distance, satisfied = _residual(obj)
-    assert satisfied and 0.0 <= distance < 1e-5
+    assert satisfied and 0.0 <= distance < tolerance_of(obj)
 
 
 def test_summary_names_what_overrides_the_baked_channels(

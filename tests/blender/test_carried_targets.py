@@ -28,6 +28,7 @@ from tests.blender.reach_scenes import (
     angle_between,
     last_report,
     make_chain,
+    tolerance_of,
 )
 
 FRAMES = 12
@@ -99,7 +100,7 @@ def test_a_target_carried_by_a_solved_bone_is_solved_exactly(
     [outcome] = report.constraints
     assert report.passes == 0 and report.satisfied and outcome.reason == ""
     assert abs(outcome.measured.distance - miss) < 1e-6
-    assert miss <= obj.reach_ik.tolerance and angle <= obj.reach_ik.angle_tolerance
+    assert miss <= tolerance_of(obj) and angle <= obj.reach_ik.angle_tolerance
 
 
 @pytest.mark.parametrize("scale", [(0.5, 0.5, 0.5), (-1.0, 1.0, 1.0)], ids=["scaled", "mirrored"])
@@ -117,7 +118,7 @@ def test_a_carried_target_on_a_scaled_or_mirrored_armature_is_exact(
     report = last_report(obj)
     miss, angle = _drawn_miss(obj, target)
     assert report.passes == 0 and report.satisfied
-    assert miss <= obj.reach_ik.tolerance and angle <= obj.reach_ik.angle_tolerance
+    assert miss <= tolerance_of(obj) and angle <= obj.reach_ik.angle_tolerance
 
 
 def test_a_target_on_a_stretching_bone_is_left_to_correction(
@@ -138,7 +139,7 @@ def test_a_target_on_a_stretching_bone_is_left_to_correction(
     [outcome] = report.constraints
     miss, _angle = _drawn_miss(obj, target)
     assert abs(outcome.measured.distance - miss) < 1e-6
-    assert outcome.satisfied == (miss <= obj.reach_ik.tolerance)
+    assert outcome.satisfied == (miss <= tolerance_of(obj))
     assert report.passes > 0 and "target 'T' is parented to the armature" in outcome.reason
 
 
@@ -157,7 +158,7 @@ def test_a_bone_of_another_armature_carried_by_a_solved_bone_is_exact(
     report = last_report(obj)
     bpy.context.view_layer.update()
     miss = np.linalg.norm(world_bone_tail(obj, "b2") - world_bone_tail(prop, "b0"))
-    assert report.passes == 0 and report.satisfied and miss <= obj.reach_ik.tolerance
+    assert report.passes == 0 and report.satisfied and miss <= tolerance_of(obj)
 
 
 def _add_prop_bone(obj: bpy.types.Object) -> None:
@@ -205,7 +206,7 @@ def test_a_target_held_by_a_bone_below_a_solved_bone_is_carried(
     report = last_report(obj)
     bpy.context.view_layer.update()
     miss = np.linalg.norm(world_bone_tail(obj, "b2") - world_bone_tail(obj, "prop"))
-    assert report.passes == 0 and report.satisfied and miss <= obj.reach_ik.tolerance
+    assert report.passes == 0 and report.satisfied and miss <= tolerance_of(obj)
     assert abs(report.constraints[0].measured.distance - miss) < 1e-6
 
 
@@ -258,7 +259,7 @@ def test_a_bake_of_a_carried_target_is_exact_and_repeatable(
         miss = np.linalg.norm(
             world_bone_tail(obj, "b2") - np.array(target.matrix_world.translation)
         )
-        assert miss <= obj.reach_ik.tolerance, (frame, miss)
+        assert miss <= tolerance_of(obj), (frame, miss)
 
 
 def _copy_location_of_a_solved_bone(obj: bpy.types.Object) -> bpy.types.Object:
@@ -305,4 +306,4 @@ def test_a_target_following_a_solved_bone_otherwise_is_corrected_and_listed(
     miss = np.linalg.norm(world_bone_tail(obj, "b2") - np.array(target.matrix_world.translation))
     assert abs(outcome.measured.distance - miss) < 1e-6
     assert report.passes > 0 and line in outcome.reason
-    assert outcome.satisfied == (miss <= obj.reach_ik.tolerance)
+    assert outcome.satisfied == (miss <= tolerance_of(obj))

@@ -20,7 +20,14 @@ import pytest
 
 from tests.blender.conftest import run_op, world_bone_tail
 from tests.blender.panel_draw import draw_panels
-from tests.blender.reach_scenes import activate, add_constraint, add_empty, last_report, make_chain
+from tests.blender.reach_scenes import (
+    activate,
+    add_constraint,
+    add_empty,
+    last_report,
+    make_chain,
+    tolerance_of,
+)
 
 Setup = Callable[[bpy.types.PoseBone], bpy.types.Constraint]
 
@@ -111,7 +118,7 @@ def test_a_chain_bone_constraint_is_measured_corrected_and_listed(
     miss = float(np.linalg.norm(world_bone_tail(obj, "b2") - np.array(target.location)))
     # The residual is the one Blender draws, and "reached" means within tolerance.
     assert abs(outcome.measured.distance - miss) < 1e-6
-    assert outcome.satisfied == report.satisfied == (miss <= obj.reach_ik.tolerance)
+    assert outcome.satisfied == report.satisfied == (miss <= tolerance_of(obj))
     assert report.passes > 0  # the first solve missed on Blender's pose: correction ran
     named = f"bone 'b1' has a {kind} constraint '{con.name}'"
     assert named in outcome.reason

@@ -19,7 +19,7 @@ from tests.blender.live_support import finish, room_to_solve  # noqa: F401  (a f
 from tests.blender.panel_draw import draw_panels
 from tests.blender.reach_scenes import activate, add_constraint, add_empty, last_report, make_chain
 
-LENGTH = 10.0  # scene units per bone: the default tolerance (1e-5) then asks for the bend
+LENGTH = 10.0  # scene units per bone: a fixed tolerance of 1e-5 units then asks for the bend
 
 
 def _bent_target(bend: float) -> tuple[float, float, float]:
@@ -83,6 +83,7 @@ def test_live_posing_follows_the_drag(extension: ModuleType) -> None:
     obj = make_chain("Arm", n=2, length=LENGTH)
     target = add_empty("T", _bent_target(1.0))
     add_constraint(obj, "b1", target, "POSITION")
+    obj.reach_ik.auto_tolerance = False  # 1e-5 units (see LENGTH)
     obj.reach_ik.live = True
     bpy.context.view_layer.update()
     finish(extension, obj)

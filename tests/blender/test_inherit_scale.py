@@ -15,7 +15,14 @@ import numpy as np
 import pytest
 
 from tests.blender.conftest import run_op, world_bone_matrix, world_bone_tail
-from tests.blender.reach_scenes import activate, add_constraint, add_empty, last_report, make_chain
+from tests.blender.reach_scenes import (
+    activate,
+    add_constraint,
+    add_empty,
+    last_report,
+    make_chain,
+    tolerance_of,
+)
 
 UNIFORM = (1.4, 1.4, 1.4)
 NON_UNIFORM = (0.7, 1.4, 1.1)
@@ -93,7 +100,7 @@ def test_rig_feature_is_modelled(
     obj = make_chain()
     feature(obj)
     report, miss = _solve_position(obj, (1.2, 0.3, 1.8))
-    _assert_first_solve_reaches(report, miss, obj.reach_ik.tolerance)
+    _assert_first_solve_reaches(report, miss, tolerance_of(obj))
 
 
 # FULL and FIX_SHEAR are exact under a uniform parent scale only (a non-uniform one shears
@@ -124,7 +131,7 @@ def test_each_inherit_scale_mode_under_a_scaled_parent(
     bone.inherit_scale = mode
     bone.use_inherit_rotation = inherit_rotation
     report, miss = _solve_position(obj, (0.9, 0.4, 1.9))
-    _assert_first_solve_reaches(report, miss, obj.reach_ik.tolerance)
+    _assert_first_solve_reaches(report, miss, tolerance_of(obj))
 
 
 def test_an_orientation_goal_on_a_bone_without_inherited_rotation(
@@ -176,7 +183,7 @@ def test_a_target_bone_with_pose_scale(clean_scene: bpy.types.Scene) -> None:
     run_op(bpy.ops.reach.solve)
     bpy.context.view_layer.update()
     miss = float(np.linalg.norm(world_bone_tail(obj, "b2") - world_bone_tail(obj, "t")))
-    _assert_first_solve_reaches(last_report(obj), miss, obj.reach_ik.tolerance)
+    _assert_first_solve_reaches(last_report(obj), miss, tolerance_of(obj))
 
 
 def test_a_stretching_parent_of_a_bone_without_inherited_rotation(
@@ -188,7 +195,7 @@ def test_a_stretching_parent_of_a_bone_without_inherited_rotation(
     obj.pose.bones["b1"].ik_stretch = 0.5
     obj.data.bones["b2"].use_inherit_rotation = False
     report, miss = _solve_position(obj, (1.5, 0.5, 3.6))
-    _assert_first_solve_reaches(report, miss, obj.reach_ik.tolerance)
+    _assert_first_solve_reaches(report, miss, tolerance_of(obj))
     assert obj.pose.bones["b1"].scale[1] > 1.05  # it did stretch
 
 

@@ -13,7 +13,14 @@ import pytest
 
 from solver.methods import METHODS  # the checkout's registry: the installed zip is built from it
 from tests.blender.conftest import run_op, world_bone_tail
-from tests.blender.reach_scenes import activate, add_constraint, add_empty, last_report, make_chain
+from tests.blender.reach_scenes import (
+    activate,
+    add_constraint,
+    add_empty,
+    last_report,
+    make_chain,
+    tolerance_of,
+)
 
 #: Methods that must reach the easy target below (the projected optimiser's two strategies).
 PROJECTED = ("gauss-newton-hybrid", "bfgs")
@@ -70,7 +77,7 @@ def test_solve_uses_the_armature_method_and_reports_truthfully(
     [outcome] = report.constraints
     assert report.method == method and f"method {method}" in report.text()
     assert abs(outcome.measured.distance - miss) < 1e-6
-    assert report.satisfied == (miss <= obj.reach_ik.tolerance * (1 + 1e-6))
+    assert report.satisfied == (miss <= tolerance_of(obj) * (1 + 1e-6))
     if method in PROJECTED:
         assert report.satisfied, report.text()
 

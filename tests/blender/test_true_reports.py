@@ -22,6 +22,7 @@ from tests.blender.reach_scenes import (
     angle_between,
     last_report,
     make_chain,
+    tolerance_of,
 )
 
 
@@ -50,7 +51,7 @@ def test_an_overriding_constraint_is_reported_with_its_reason(
     target = add_empty("T", (0.8, 0.0, 2.6))
     add_constraint(obj, "b2", target, "POSITION", chain_mode="LENGTH", chain_length=1)
     report, miss = _solve(obj, target)
-    _assert_true(report, miss, obj.reach_ik.tolerance)
+    _assert_true(report, miss, tolerance_of(obj))
     assert miss > 0.3 and not report.satisfied
     assert report.status == "Blender moves the bones away from the solved pose"
     assert report.constraints[0].reason == (
@@ -68,7 +69,7 @@ def test_limit_rotation_at_half_influence_is_measured(clean_scene: bpy.types.Sce
     target = add_empty("T", (1.2, 0.3, 1.8))
     add_constraint(obj, "b2", target, "POSITION")
     report, miss = _solve(obj, target)
-    _assert_true(report, miss, obj.reach_ik.tolerance)
+    _assert_true(report, miss, tolerance_of(obj))
     assert report.satisfied  # solved within the limits: Blender leaves the pose as it is
 
 
@@ -159,7 +160,7 @@ def test_what_the_model_misses_is_corrected_or_named(
     target = bpy.data.objects.get("T") or add_empty("T", (1.2, 0.3, 1.8))
     add_constraint(obj, "b2", target, "POSITION", **settings)
     report, miss = _solve(obj, target)
-    _assert_true(report, miss, obj.reach_ik.tolerance)
+    _assert_true(report, miss, tolerance_of(obj))
     assert reason in report.constraints[0].reason
     assert report.passes > 0  # the first solve alone missed
     assert report.satisfied == corrected
@@ -193,7 +194,7 @@ def test_solve_and_key_keys_the_corrected_pose(clean_scene: bpy.types.Scene) -> 
     clean_scene.frame_set(2)
     clean_scene.frame_set(1)
     miss = np.linalg.norm(world_bone_tail(obj, "b2") - np.array(target.location))
-    assert miss <= obj.reach_ik.tolerance
+    assert miss <= tolerance_of(obj)
 
 
 def test_a_target_outside_the_scene_is_noted(clean_scene: bpy.types.Scene) -> None:
@@ -229,4 +230,4 @@ def test_direction_goals_are_corrected_too(clean_scene: bpy.types.Scene, goal: s
     assert max(angles) <= obj.reach_ik.angle_tolerance
     if goal == "POSITION_ORIENTATION":
         tail = world_bone_tail(obj, "b2")
-        assert np.linalg.norm(tail - np.array(target.location)) <= obj.reach_ik.tolerance
+        assert np.linalg.norm(tail - np.array(target.location)) <= tolerance_of(obj)
