@@ -49,6 +49,7 @@ from .pole_start import start_at_poles
 from .restore import SceneState
 from .rig import Rig, RigError, build_rig, solver_options
 from .swing_refine import solve_refined
+from .unevaluated import FollowedTargets, check_armature
 
 if TYPE_CHECKING:  # annotations only: bpy objects are passed in
     from collections.abc import Collection
@@ -143,7 +144,9 @@ class BakeJob:
         scene: the scene whose frame is stepped.
         only_selected: bake only constraints whose Select box is ticked.
         depsgraph: the view layer's depsgraph (``context.evaluated_depsgraph_get()``) to
-            measure residuals on; None reports the solver's modelled residuals.
+            measure residuals on; None reports the solver's modelled residuals. With it,
+            an armature that view layer does not evaluate is refused and targets it does
+            not evaluate are followed for the time of the bake (:mod:`.unevaluated`).
         time_limit: wall-time budget of each frame's solve, seconds (a very long chain
             cannot hold the bake up, and ESC in the modal bake is seen between frames).
             A frame that hits it keeps the best pose found and is listed in the report:
@@ -204,7 +207,12 @@ class BakeJob:
         self.starts = MotionStart()
         self.clock = time.perf_counter()
         self.state = SceneState.capture(scene, obj)
+        self.followed: FollowedTargets | None = None
         try:
+            if depsgraph is not None:
+                check_armature(obj, depsgraph.view_layer)
+                targets = [i.target for i in settings.constraints if i.enabled and i.target]
+                self.followed = FollowedTargets(obj, targets, depsgraph.view_layer)
             scene.frame_set(self.frames[0])
             self.rig = build_rig(obj, settings, only_selected)
             options = {**solver_options(settings, method), "restarts": RESTARTS,
@@ -333,7 +341,14 @@ class BakeJob:
                 try:
                     self.state.restore()
                 finally:
+                    self._unfollow()
                     busy.release(self.obj)
+
+    def _unfollow(self) -> None:
+        """Undo :class:`.unevaluated.FollowedTargets` (the bake's muted constraints)."""
+        followed = getattr(self, "followed", None)  # None when the setup failed before
+        if followed is not None:
+            followed.release()
 
     def finish(self) -> BakeReport:
         """Restore the frame and the pose of unkeyed channels; return the report.
@@ -348,6 +363,7 @@ class BakeJob:
         except Exception as exc:
             self._fail(exc, " failed while restoring the frame", None)
         self.closed = True
+        self._unfollow()
         busy.release(self.obj)
         return BakeReport(
             frames=tuple(self.frames),
@@ -362,7 +378,7 @@ class BakeJob:
             iterations=self.iterations,
             solve_seconds=self.solve_seconds,
             seconds=time.perf_counter() - self.clock,
-            notes=tuple(self.rig.notes),
+            notes=tuple(self.rig.notes) + tuple(self.followed.notes if self.followed else ()),
             overrides=tuple(self.overrides),
             reasons=self._reasons(),
             time_limited=tuple(self.time_limited),

@@ -1,0 +1,159 @@
+"""Targets and armatures Blender does not evaluate (disabled in viewports, in an excluded or
+disabled collection): Solve, Solve & Key and Bake follow such a target's animation, as
+Blender's own IK does; live posing refuses it; an armature Blender does not evaluate is
+refused by name before anything is written.
+
+Before: a bake keyed the target's frame-1 position at every frame and reported "satisfied,
+1.3e-7" (2.29 units off the target at frame 20); a Solve at frame 20 reached the stale
+position; an armature disabled in viewports got "Blender moves the bones away from the solved
+pose" (MISSED 1.87) although the model was right.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+import bpy
+import numpy as np
+import pytest
+
+from tests.blender.conftest import run_op, world_bone_tail
+from tests.blender.reach_scenes import (
+    activate,
+    add_constraint,
+    add_empty,
+    assert_unchanged,
+    fcurves,
+    last_report,
+    make_chain,
+    scene_state,
+)
+
+#: The target's keys: frame -> location.
+KEYS = {1: (1.5, 0.0, 1.5), 20: (-1.5, 0.5, 2.0)}
+#: The ways Blender leaves an object out of the view layer's evaluation.
+HIDDEN = ("DISABLED", "EXCLUDED", "COLLECTION_DISABLED")
+REACHED = 1e-4  # scene units: tolerance 1e-5 plus float32 evaluation
+
+
+def _leave_out(obj: bpy.types.Object, how: str) -> None:
+    """Make Blender stop evaluating ``obj`` in the current view layer, ``how`` of
+    :data:`HIDDEN`."""
+    if how == "DISABLED":
+        obj.hide_viewport = True
+    else:
+        collection = bpy.data.collections.new(f"{obj.name} hidden")
+        bpy.context.scene.collection.children.link(collection)
+        for owner in list(obj.users_collection):
+            owner.objects.unlink(obj)
+        collection.objects.link(obj)
+        if how == "EXCLUDED":
+            bpy.context.view_layer.layer_collection.children[collection.name].exclude = True
+        else:
+            collection.hide_viewport = True
+    bpy.context.view_layer.update()
+    assert not obj.visible_get()
+
+
+def _scene(hide_target: str | None) -> tuple[bpy.types.Object, bpy.types.Object]:
+    """A 3-bone chain reaching for an empty keyed at :data:`KEYS` (frames 1..20), at frame 1,
+    the target then left out of the evaluation ``hide_target`` (None: not)."""
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 20
+    obj = make_chain()
+    target = add_empty("T", KEYS[1])
+    for frame, location in KEYS.items():
+        target.location = location
+        target.keyframe_insert("location", frame=frame)
+    add_constraint(obj, "b2", target, "POSITION")
+    scene.frame_set(1)
+    if hide_target is not None:
+        _leave_out(target, hide_target)
+    activate(obj)
+    return obj, target
+
+
+def _animated(target: bpy.types.Object, frame: int) -> np.ndarray:
+    """Where the target's keys put it at ``frame`` (its F-curves evaluated), (3,)."""
+    location = np.zeros(3)
+    for fcurve in fcurves(target):
+        location[fcurve.array_index] = fcurve.evaluate(frame)
+    return location
+
+
+def _miss(obj: bpy.types.Object, target: bpy.types.Object, frame: int) -> float:
+    return float(np.linalg.norm(world_bone_tail(obj, "b2") - _animated(target, frame)))
+
+
+@pytest.mark.parametrize("how", HIDDEN)
+def test_bake_follows_a_target_blender_does_not_evaluate(
+    clean_scene: bpy.types.Scene, how: str
+) -> None:
+    obj, target = _scene(how)
+    run_op(bpy.ops.reach.bake)
+    for frame in (1, 7, 14, 20):  # the keys follow the target's animation
+        clean_scene.frame_set(frame)
+        assert _miss(obj, target, frame) < REACHED, frame
+    report = last_report(obj)
+    assert report.satisfied, report.text()
+    assert any(note.startswith("target 'T' is not evaluated by Blender") for note in report.notes)
+    assert len(obj.constraints) == 0  # what made Blender evaluate the target is gone
+
+
+@pytest.mark.parametrize("insert_keys", [False, True])
+@pytest.mark.parametrize("how", HIDDEN)
+def test_solve_follows_a_target_blender_does_not_evaluate(
+    clean_scene: bpy.types.Scene, how: str, insert_keys: bool
+) -> None:
+    obj, target = _scene(how)
+    clean_scene.frame_set(20)  # the target is not evaluated: it stays at its frame-1 place
+    run_op(bpy.ops.reach.solve, insert_keys=insert_keys)
+    report = last_report(obj)
+    assert report.satisfied, report.text()
+    bpy.context.view_layer.update()
+    miss = _miss(obj, target, 20)
+    assert miss < REACHED
+    assert abs(report.constraints[0].measured.distance - miss) < 1e-6  # measured where it is
+    assert len(obj.constraints) == 0
+    if insert_keys:  # the key holds the pose at the target's frame-20 place
+        for pb in obj.pose.bones:
+            pb.rotation_quaternion = (1.0, 0.0, 0.0, 0.0)
+        clean_scene.frame_set(19)
+        clean_scene.frame_set(20)
+        assert _miss(obj, target, 20) < REACHED
+
+
+def test_frame_change_evaluation_refuses_a_target_blender_does_not_evaluate(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """Live posing cannot change what Blender evaluates from its handlers: it stops and says
+    why instead of posing to the target's stale place."""
+    obj, _target = _scene("DISABLED")
+    live = importlib.import_module(f"{extension.__name__}.bridge.live")
+    obj.reach_ik.evaluate_on_frame_change = True
+    clean_scene.frame_set(20)
+    assert not obj.reach_ik.evaluate_on_frame_change
+    assert (
+        "Constraint 'b2 Position': target 'T' is not evaluated by Blender (it is disabled in "
+        "viewports)" in live.live_error(obj)
+    )
+    assert len(obj.constraints) == 0
+
+
+@pytest.mark.parametrize("how", ["DISABLED", "COLLECTION_DISABLED"])
+def test_an_armature_blender_does_not_evaluate_is_refused(
+    clean_scene: bpy.types.Scene, how: str
+) -> None:
+    obj, _target = _scene(None)
+    _leave_out(obj, how)
+    activate(obj)
+    before = scene_state(obj)
+    why = "it is disabled in viewports" if how == "DISABLED" else "a collection holding it"
+    for op in (bpy.ops.reach.solve, bpy.ops.reach.bake):
+        with pytest.raises(
+            RuntimeError, match=f"Armature 'Chain' is not evaluated by Blender: {why}"
+        ):
+            op()
+    assert_unchanged(before, scene_state(obj))
+    assert len(obj.constraints) == 0
