@@ -44,7 +44,7 @@ from .bake_target import TARGETS, BakeTarget
 from .conditioning import ConditioningReadout
 from .diagnose import explain
 from .measure import measure
-from .playback import builtin_ik, overrides
+from .playback import builtin_ik, overrides, played_over
 from .pole_start import start_at_poles
 from .restore import SceneState
 from .rig import Rig, RigError, build_rig, solver_options
@@ -385,6 +385,7 @@ class BakeJob:
             time_limit=self.time_limit,
             smooth=None if self.smooth is None else self.smooth.summary(self.depsgraph is not None),
             conditioning=self._conditioning(),
+            ignored=tuple(c.name for c in self.rig.constraints if c.weight == 0.0),
         )
 
     def _conditioning(self) -> ConditioningReadout | None:
@@ -395,12 +396,17 @@ class BakeJob:
         return ConditioningReadout(self.last_result, tuple(self.rig.solved.values()), label)
 
     def _reasons(self) -> dict[str, str]:
-        """Why playback misses what the solve reached, per such constraint."""
+        """Why playback misses what the solve reached, per such constraint: the animation
+        that plays over its baked chain, else what in the rig the model leaves out."""
         out = {}
+        baked = {(path, index): bone for path, index, bone in self.channels}
+        to_strip = self.target.kind == "NEW_STRIP"
         for spec in self.rig.specs:
             measured, modelled = self.measured.get(spec.name), self.modelled.get(spec.name)
             if measured and modelled and modelled[2] and not measured[2]:
-                out[spec.name] = explain(self.obj, spec, self.rig.solved)
+                out[spec.name] = played_over(self.obj, spec.bone, baked, to_strip) or explain(
+                    self.obj, spec, self.rig.solved
+                )
         return out
 
 

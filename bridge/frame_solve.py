@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import solver
 from . import busy, keys
+from .bake import check_targets
 from .conditioning import ConditioningReadout
 from .correction import Corrector
 from .diagnose import explain
@@ -123,8 +124,8 @@ class FrameSolve:
         """Run the next step; return :attr:`done`.
 
         Raises:
-            RigError: a target was deleted or is not finite, an aim target sits on its
-                effector, the armature is not evaluated by Blender, a target is not
+            RigError: a target was deleted, is not finite or at infinity, an aim target sits
+                on its effector, the armature is not evaluated by Blender, a target is not
                 and ``follow_hidden`` is False (the hold is released; the pose is as the
                 failing step left it).
             InvalidInputError: the solve failed at an earlier step or was cancelled.
@@ -204,6 +205,7 @@ class FrameSolve:
         rig = session.rig
         self._follow()
         session.prepare()
+        check_targets(rig)  # refused at infinity, as a bake refuses it
         start_at_poles(rig)  # converted pole chains start where Blender's IK starts
         first = self._evaluate(self._solve())
         self._started = True
@@ -312,7 +314,8 @@ class FrameSolve:
                 reason = explain(obj, rig.specs[i], rig.solved)
             elif i in wrong:
                 reason = f"reached after correction ({explain(obj, rig.specs[i], rig.solved)})"
-            outcomes.append(ConstraintOutcome(m, r.distance, r.angle, reason))
+            ignored = rig.constraints[i].weight == 0.0
+            outcomes.append(ConstraintOutcome(m, r.distance, r.angle, reason, ignored))
         counted = [o for o, c in zip(outcomes, rig.constraints, strict=True) if c.weight > 0.0]
         satisfied = all(o.satisfied for o in counted)
         result = best.result
