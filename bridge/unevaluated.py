@@ -24,7 +24,7 @@ moves nothing). Reach's constraints are settings the depsgraph does not see, so:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, cast
 
 from .rig import RigError
@@ -48,12 +48,27 @@ def is_evaluated(obj: Object, view_layer: ViewLayer) -> bool:
     property (a Reach constraint's target is) has an evaluated copy whose animation never
     plays (measured on 4.2 and 5.0).
     """
-    if obj.visible_get(view_layer=view_layer):  # the common case, in one call
-        return True
-    if obj.hide_viewport or view_layer.objects.get(obj.name) != obj:
-        return False
-    enabled = _enabled_collections(view_layer)
-    return any(collection in enabled for collection in obj.users_collection)
+    return _Evaluation(view_layer).evaluates(obj)
+
+
+class _Evaluation:
+    """:func:`is_evaluated` for several objects of one view layer (its collections walked
+    once, when an object needs it)."""
+
+    def __init__(self, view_layer: ViewLayer) -> None:
+        self.view_layer = view_layer
+        self._enabled: set[Collection] | None = None
+
+    def evaluates(self, obj: Object) -> bool:
+        """Whether the view layer evaluates ``obj`` (see :func:`is_evaluated`)."""
+        view_layer = self.view_layer
+        if obj.visible_get(view_layer=view_layer):  # the common case, in one call
+            return True
+        if obj.hide_viewport or view_layer.objects.get(obj.name) != obj:
+            return False
+        if self._enabled is None:
+            self._enabled = _enabled_collections(view_layer)
+        return any(collection in self._enabled for collection in obj.users_collection)
 
 
 def _enabled_collections(view_layer: ViewLayer) -> set[Collection]:
@@ -87,9 +102,10 @@ def _missing(objects: Iterable[Object], view_layer: ViewLayer) -> list[Object]:
     """The ``objects`` (each once, in order) that ``view_layer`` does not evaluate; a deleted
     one is left to the reading of the targets, which names its constraint."""
     out = []
+    evaluation = _Evaluation(view_layer)
     for obj in objects:
         try:
-            if obj not in out and not is_evaluated(obj, view_layer):
+            if obj not in out and not evaluation.evaluates(obj):
                 out.append(obj)
         except ReferenceError:
             continue
@@ -107,7 +123,7 @@ def check_armature(obj: Object, view_layer: ViewLayer) -> None:
 
 
 def refuse_unevaluated_targets(
-    obj: Object, bindings: Iterable[GoalBinding], view_layer: ViewLayer
+    obj: Object, bindings: Sequence[GoalBinding], view_layer: ViewLayer
 ) -> None:
     """RigError naming the first constraint whose target ``view_layer`` does not evaluate
     (a bone of the armature ``obj`` itself is the armature's concern, see
@@ -159,8 +175,9 @@ class FollowedTargets:
         view_layer.update()  # the relations rebuilt: the targets are evaluated from now on
         # ... at the next frame change: their animation (and that of what they follow) is
         # evaluated at this frame now.
+        evaluation = _Evaluation(view_layer)
         for other in _followed_by(self.objects):
-            if not is_evaluated(other, view_layer):  # (never the armature: it is)
+            if not evaluation.evaluates(other):  # (never the armature: it is)
                 other.update_tag(refresh={"TIME"})
         view_layer.update()
 

@@ -34,22 +34,29 @@ from tests.blender.reach_scenes import (
 KEYS = {1: (1.5, 0.0, 1.5), 20: (-1.5, 0.5, 2.0)}
 #: The ways Blender leaves an object out of the view layer's evaluation.
 HIDDEN = ("DISABLED", "EXCLUDED", "COLLECTION_DISABLED")
+#: Hidden with the eye (the object's or its collection's): Blender still evaluates it.
+EYE = ("EYE", "COLLECTION_EYE")
 REACHED = 1e-4  # scene units: tolerance 1e-5 plus float32 evaluation
 
 
 def _leave_out(obj: bpy.types.Object, how: str) -> None:
-    """Make Blender stop evaluating ``obj`` in the current view layer, ``how`` of
-    :data:`HIDDEN`."""
+    """Hide ``obj`` ``how``: one of :data:`HIDDEN` (Blender then stops evaluating it) or of
+    :data:`EYE` (Blender still evaluates it)."""
     if how == "DISABLED":
         obj.hide_viewport = True
+    elif how == "EYE":
+        obj.hide_set(True)
     else:
         collection = bpy.data.collections.new(f"{obj.name} hidden")
         bpy.context.scene.collection.children.link(collection)
         for owner in list(obj.users_collection):
             owner.objects.unlink(obj)
         collection.objects.link(obj)
+        layer = bpy.context.view_layer.layer_collection.children[collection.name]
         if how == "EXCLUDED":
-            bpy.context.view_layer.layer_collection.children[collection.name].exclude = True
+            layer.exclude = True
+        elif how == "COLLECTION_EYE":
+            layer.hide_viewport = True
         else:
             collection.hide_viewport = True
     bpy.context.view_layer.update()
@@ -139,6 +146,23 @@ def test_frame_change_evaluation_refuses_a_target_blender_does_not_evaluate(
         "viewports)" in live.live_error(obj)
     )
     assert len(obj.constraints) == 0
+
+
+@pytest.mark.parametrize("how", EYE)
+def test_a_target_hidden_with_the_eye_is_taken_as_it_is(
+    clean_scene: bpy.types.Scene, extension: ModuleType, how: str
+) -> None:
+    """Blender evaluates an object hidden with the eye: nothing to follow or refuse."""
+    obj, target = _scene(how)
+    run_op(bpy.ops.reach.bake)
+    report = last_report(obj)
+    assert report.satisfied and not report.notes, report.text()
+    live = importlib.import_module(f"{extension.__name__}.bridge.live")
+    obj.reach_ik.evaluate_on_frame_change = True
+    for frame in (20, 7):
+        clean_scene.frame_set(frame)
+        assert obj.reach_ik.evaluate_on_frame_change and live.live_error(obj) == ""
+        assert _miss(obj, target, frame) < REACHED
 
 
 @pytest.mark.parametrize("how", ["DISABLED", "COLLECTION_DISABLED"])
