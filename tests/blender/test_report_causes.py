@@ -9,12 +9,14 @@ by Solve and Bake.
 from __future__ import annotations
 
 import math
+from types import ModuleType
 
 import bpy
 import numpy as np
 import pytest
 
 from tests.blender.conftest import run_op
+from tests.blender.panel_draw import draw_panels
 from tests.blender.reach_scenes import (
     activate,
     add_constraint,
@@ -143,19 +145,24 @@ def test_convert_reports_one_readable_line_per_constraint(
 
 
 # ---------------------------------------------------------------- goals that mean nothing
-def test_a_weight_zero_constraint_is_ignored_not_missed(clean_scene: bpy.types.Scene) -> None:
+def test_a_weight_zero_constraint_is_ignored_not_missed(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
     obj = make_chain()
     add_constraint(obj, "b2", add_empty("Far", (3.0, 3.0, 3.0)), "POSITION", weight=0.0)
     add_constraint(obj, "b2", add_empty("Near", (1.0, 0.0, 2.0)), "POSITION")
     activate(obj)
+    ignored = "b2 Position: 3.74e+00 units (ignored: weight 0)"
     run_op(bpy.ops.reach.solve)
     text = last_report(obj).text()
     assert text.startswith("Reach: All goals reached")
-    assert "MISSED" not in text and "b2 Position: " in text and "(ignored: weight 0)" in text
+    assert "MISSED" not in text and f"  {ignored}\n" in text, text
+    assert ("label", ignored) in draw_panels(extension)  # the panel's row says it too
     run_op(bpy.ops.reach.bake, use_scene_range=False, frame_start=1, frame_end=3)
     baked = last_report(obj)
     assert baked.satisfied and "UNREACHED" not in baked.text(), baked.text()
-    assert "(ignored: weight 0)" in baked.text()
+    assert f"  {ignored}\n" in baked.text()
+    assert ("label", ignored) in draw_panels(extension)
 
 
 def test_a_nan_target_names_its_constraint_once(clean_scene: bpy.types.Scene) -> None:
