@@ -12,12 +12,14 @@ pose" (MISSED 1.87) although the model was right.
 from __future__ import annotations
 
 import importlib
+import types
 from types import ModuleType
 
 import bpy
 import numpy as np
 import pytest
 
+from tests.blender.bake_support import modal_operator
 from tests.blender.conftest import run_op, world_bone_tail
 from tests.blender.reach_scenes import (
     activate,
@@ -37,6 +39,7 @@ HIDDEN = ("DISABLED", "EXCLUDED", "COLLECTION_DISABLED")
 #: Hidden with the eye (the object's or its collection's): Blender still evaluates it.
 EYE = ("EYE", "COLLECTION_EYE")
 REACHED = 1e-4  # scene units: tolerance 1e-5 plus float32 evaluation
+TIMER, ESC = types.SimpleNamespace(type="TIMER"), types.SimpleNamespace(type="ESC")
 
 
 def _leave_out(obj: bpy.types.Object, how: str) -> None:
@@ -129,6 +132,23 @@ def test_solve_follows_a_target_blender_does_not_evaluate(
         clean_scene.frame_set(19)
         clean_scene.frame_set(20)
         assert _miss(obj, target, 20) < REACHED
+
+
+def test_a_modal_bake_cancelled_midway_removes_what_it_added(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """The muted constraint that makes Blender evaluate the target lasts as long as the
+    bake: ESC between two frames leaves the armature as it was."""
+    obj, _target = _scene("DISABLED")
+    before = scene_state(obj)
+    op, context = modal_operator(extension, obj)
+    assert op.invoke(context, None) == {"RUNNING_MODAL"}
+    for _ in range(5):
+        assert op.modal(context, TIMER) == {"RUNNING_MODAL"}
+    assert [c.mute for c in obj.constraints] == [True]  # held while the bake runs
+    assert op.modal(context, ESC) == {"CANCELLED"}
+    assert len(obj.constraints) == 0
+    assert_unchanged(before, scene_state(obj))
 
 
 def test_frame_change_evaluation_refuses_a_target_blender_does_not_evaluate(
