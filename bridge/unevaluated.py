@@ -2,22 +2,25 @@
 
 Blender evaluates what its view layer's dependency graph holds. An object disabled in
 viewports, in a collection excluded from the view layer or disabled in viewports, or in no
-collection of the scene is left out, unless something evaluated depends on it; its animation
-then never plays and its ``matrix_world`` stays where it was last evaluated. A goal read from
-such a target is stale at every other frame (a bake keyed the frame-1 position and measured
-itself against it). Blender's own IK follows such a target: its constraint makes the
-depsgraph pull the target in (checked on 4.2 and 5.0; a muted constraint does so too, and
-moves nothing). Reach's constraints are settings the depsgraph does not see, so:
+collection of the scene is left out, unless an evaluated object's constraint or parent needs
+it; its animation then never plays and its ``matrix_world`` stays where it was last
+evaluated. A goal read from such a target is stale at every other frame (a bake keyed the
+frame-1 position and measured itself against it). Blender's own IK follows such a target:
+its constraint makes the depsgraph evaluate the target (checked on 4.2 and 5.0; a muted
+constraint does so too, and moves nothing). Reach's constraints are custom properties, which
+give the target an evaluated copy whose animation never plays, so:
 
 * a Solve (Solve & Key) and a bake follow such targets (:class:`FollowedTargets`): for the
   time of the job the armature carries one muted Copy Location object constraint per target,
   the targets' animation is evaluated at the current frame, and the constraints are removed
   at the end (finished, failed or cancelled);
-* live posing refuses them (:func:`refuse_unevaluated_targets`): changing the depsgraph's
-  relations inside its update handlers makes Blender crash at a later update;
+* live posing refuses them (:func:`refuse_unevaluated_targets`): it runs inside Blender's
+  update handlers, where changing the depsgraph's relations is not attempted (a pose written
+  in an update that rebuilt the depsgraph crashes Blender, see :func:`.live.on_update`);
 * an armature that is itself not evaluated is refused by every job before anything is
   written (:func:`check_armature`): Blender never evaluates the pose written into it, so
-  nothing could be measured (it is not the solver's model that is wrong).
+  nothing could be measured (it is not the solver's model that is wrong). Its pose is not
+  evaluated even under a visible mesh's Armature modifier (measured on 4.2 and 5.0).
 
 ``bpy`` is used only through the objects passed in.
 """
