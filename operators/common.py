@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 NO_ARMATURE = "Select an armature (active object) to use Reach"
 NO_CONSTRAINTS = "Add a Reach constraint first (Reach panel › +, or Pose › Reach › Add Constraint)"
 BUSY = "Reach is solving or baking this armature now (ESC cancels it)"
-#: Characters of one report Blender shows whole: it prints and logs a longer one cut after
-#: 1,023 ("... truncated"; bpy 4.2 and 5.0).
+#: Characters of one report Blender shows whole: it prints a longer one cut after 1,021
+#: characters, then "... truncated" (measured on bpy 4.2 and 5.0.1; issue 18 saw the cut in
+#: the report itself).
 REPORT_LIMIT = 1000
 
 
