@@ -66,9 +66,8 @@ def _leave_out(obj: bpy.types.Object, how: str) -> None:
     assert not obj.visible_get()
 
 
-def _scene(hide_target: str | None) -> tuple[bpy.types.Object, bpy.types.Object]:
-    """A 3-bone chain reaching for an empty keyed at :data:`KEYS` (frames 1..20), at frame 1,
-    the target then left out of the evaluation ``hide_target`` (None: not)."""
+def _chain_and_target() -> tuple[bpy.types.Object, bpy.types.Object]:
+    """A 3-bone chain and an empty keyed at :data:`KEYS` (frames 1..20)."""
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, 20
     obj = make_chain()
@@ -76,8 +75,15 @@ def _scene(hide_target: str | None) -> tuple[bpy.types.Object, bpy.types.Object]
     for frame, location in KEYS.items():
         target.location = location
         target.keyframe_insert("location", frame=frame)
+    return obj, target
+
+
+def _scene(hide_target: str | None) -> tuple[bpy.types.Object, bpy.types.Object]:
+    """:func:`_chain_and_target`, its tail reaching for the target, at frame 1, the target
+    then left out of the evaluation ``hide_target`` (None: not)."""
+    obj, target = _chain_and_target()
     add_constraint(obj, "b2", target, "POSITION")
-    scene.frame_set(1)
+    bpy.context.scene.frame_set(1)
     if hide_target is not None:
         _leave_out(target, hide_target)
     activate(obj)
@@ -201,3 +207,28 @@ def test_an_armature_blender_does_not_evaluate_is_refused(
             op()
     assert_unchanged(before, scene_state(obj))
     assert len(obj.constraints) == 0
+
+
+def test_what_blender_itself_evaluates(empty_file: bpy.types.Scene) -> None:
+    """The facts :mod:`bridge.unevaluated` rests on, in Blender alone: its IK follows a target
+    disabled in viewports (so Reach should too); a muted constraint is enough to have the
+    target evaluated and moves nothing; a custom property pointing at it is not (the target
+    gets an evaluated copy that never animates, so ``is_evaluated`` cannot tell)."""
+    obj, target = _chain_and_target()
+    obj["target"] = target  # as a Reach constraint's target is stored
+    empty_file.frame_set(1)
+    _leave_out(target, "DISABLED")
+    empty_file.frame_set(20)
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    assert target.evaluated_get(depsgraph).is_evaluated
+    assert np.allclose(target.matrix_world.translation, KEYS[1])  # never animated
+    ik = obj.pose.bones["b2"].constraints.new("IK")
+    ik.target = target
+    bpy.context.view_layer.update()
+    for frame in (7, 20):
+        empty_file.frame_set(frame)
+        assert _miss(obj, target, frame) < 1e-3  # Blender's IK follows the animation
+    ik.mute = True
+    empty_file.frame_set(7)
+    assert np.allclose(target.matrix_world.translation, _animated(target, 7), atol=1e-6)
+    assert np.allclose(world_bone_tail(obj, "b2"), (0.0, 0.0, 3.0), atol=1e-6)  # at rest
