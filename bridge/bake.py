@@ -50,12 +50,13 @@ from .bake_target import TARGETS, BakeTarget
 from .conditioning import ConditioningReadout
 from .diagnose import explain
 from .measure import measure
-from .playback import builtin_ik, overrides
+from .playback import builtin_ik, overrides, played_over
 from .pole_start import start_at_poles
 from .restore import SceneState
 from .rig import Rig, RigError, build_rig, solver_options
 from .rig_size import distance_tolerance
 from .swing_refine import solve_refined
+from .unevaluated import FollowedTargets, check_armature
 
 if TYPE_CHECKING:  # annotations only: bpy objects are passed in
     from collections.abc import Collection
@@ -150,7 +151,9 @@ class BakeJob:
         scene: the scene whose frame is stepped.
         only_selected: bake only constraints whose Select box is ticked.
         depsgraph: the view layer's depsgraph (``context.evaluated_depsgraph_get()``) to
-            measure residuals on; None reports the solver's modelled residuals.
+            measure residuals on; None reports the solver's modelled residuals. With it,
+            an armature that view layer does not evaluate is refused and targets it does
+            not evaluate are followed for the time of the bake (:mod:`.unevaluated`).
         time_limit: wall-time budget of each frame's solve, seconds (a very long chain
             cannot hold the bake up, and ESC in the modal bake is seen between frames).
             A frame that hits it keeps the best pose found and is listed in the report:
@@ -211,7 +214,12 @@ class BakeJob:
         self.starts = MotionStart()
         self.clock = time.perf_counter()
         self.state = SceneState.capture(scene, obj)
+        self.followed: FollowedTargets | None = None
         try:
+            if depsgraph is not None:
+                check_armature(obj, depsgraph.view_layer)
+                targets = [i.target for i in settings.constraints if i.enabled and i.target]
+                self.followed = FollowedTargets(obj, targets, depsgraph.view_layer)
             scene.frame_set(self.frames[0])
             self.rig = build_rig(obj, settings, only_selected)
             options = {**solver_options(self.rig, settings, method), "restarts": RESTARTS,
@@ -352,7 +360,14 @@ class BakeJob:
                 try:
                     self.state.restore()
                 finally:
+                    self._unfollow()
                     busy.release(self.obj)
+
+    def _unfollow(self) -> None:
+        """Undo :class:`.unevaluated.FollowedTargets` (the bake's muted constraints)."""
+        followed = getattr(self, "followed", None)  # None when the setup failed before
+        if followed is not None:
+            followed.release()
 
     def finish(self) -> BakeReport:
         """Restore the frame and the pose of unkeyed channels; return the report.
@@ -367,6 +382,7 @@ class BakeJob:
         except Exception as exc:
             self._fail(exc, " failed while restoring the frame", None)
         self.closed = True
+        self._unfollow()
         busy.release(self.obj)
         return BakeReport(
             frames=tuple(self.frames),
@@ -381,13 +397,14 @@ class BakeJob:
             iterations=self.iterations,
             solve_seconds=self.solve_seconds,
             seconds=time.perf_counter() - self.clock,
-            notes=tuple(self.rig.notes),
+            notes=tuple(self.rig.notes) + tuple(self.followed.notes if self.followed else ()),
             overrides=tuple(self.overrides),
             reasons=self._reasons(),
             time_limited=tuple(self.time_limited),
             time_limit=self.time_limit,
             smooth=None if self.smooth is None else self.smooth.summary(self.depsgraph is not None),
             conditioning=self._conditioning(),
+            ignored=tuple(c.name for c in self.rig.constraints if c.weight == 0.0),
         )
 
     def _conditioning(self) -> ConditioningReadout | None:
@@ -398,12 +415,17 @@ class BakeJob:
         return ConditioningReadout(self.last_result, tuple(self.rig.solved.values()), label)
 
     def _reasons(self) -> dict[str, str]:
-        """Why playback misses what the solve reached, per such constraint."""
+        """Why playback misses what the solve reached, per such constraint: the animation
+        that plays over its baked chain, else what in the rig the model leaves out."""
         out = {}
+        baked = {(path, index): bone for path, index, bone in self.channels}
+        to_strip = self.target.kind == "NEW_STRIP"
         for spec in self.rig.specs:
             measured, modelled = self.measured.get(spec.name), self.modelled.get(spec.name)
             if measured and modelled and modelled[2] and not measured[2]:
-                out[spec.name] = explain(self.obj, spec, self.rig.solved)
+                out[spec.name] = played_over(self.obj, spec.bone, baked, to_strip) or explain(
+                    self.obj, spec, self.rig.solved
+                )
         return out
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from .. import solver
-from .report import method_text, residual_text
+from .report import IGNORED, method_text, residual_text
 from .rig import RigError
 
 if TYPE_CHECKING:  # bake_smooth imports this module
@@ -85,6 +85,8 @@ class BakeReport:
             for an unbounded bake.
         conditioning: the conditioning of the last baked frame's solved pose, computed
             when first read (the panel draws it), or None.
+        ignored: the constraints of weight 0 (left out of the solve: neither satisfied nor
+            unreached, and not counted by :attr:`satisfied`).
     """
 
     frames: tuple[int, ...]
@@ -106,16 +108,20 @@ class BakeReport:
     method: str = ""
     smooth: SmoothSummary | None = None
     conditioning: ConditioningReadout | None = field(default=None, repr=False)
+    ignored: tuple[str, ...] = ()
 
     @property
     def satisfied(self) -> bool:
-        """Every constraint satisfied on every baked frame."""
-        return all(ok for _d, _a, ok in self.worst.values())
+        """Every constraint (but the :attr:`ignored` ones) satisfied on every baked frame."""
+        return all(ok for name, (_d, _a, ok) in self.worst.items() if name not in self.ignored)
 
     def residual_lines(self) -> list[str]:
         """One line per constraint: worst distance, angle and whether it is satisfied."""
         lines = []
         for name, (distance, angle, ok) in self.worst.items():
+            if name in self.ignored:
+                lines.append(f"  {name}: {residual_text(distance, angle)} ({IGNORED})")
+                continue
             state = "satisfied" if ok else "UNREACHED"
             model = self.modelled.get(name)
             if self.measured and not ok and model is not None and model[2]:

@@ -69,9 +69,13 @@ def fcurves(obj: bpy.types.Object) -> list[bpy.types.FCurve]:
     action = animation_data.action
     if not IS_BLENDER_44_UP:
         return list(action.fcurves)
+    return _slot_fcurves(action, _api_44(animation_data).action_slot)
+
+
+def _slot_fcurves(action: bpy.types.Action, slot: Any) -> list[bpy.types.FCurve]:
+    """The F-curves of ``slot`` of a layered ``action`` (4.4+); [] for no slot or none keyed."""
     from bpy_extras import anim_utils
 
-    slot = _api_44(animation_data).action_slot
     if slot is None:
         return []
     channelbag = _api_44(anim_utils).action_get_channelbag_for_slot(action, slot)
@@ -247,3 +251,13 @@ def pose_bone_selected(pose_bone: bpy.types.PoseBone) -> bool:
     # Whichever has it (the 4.2 stubs the type check reads know only Bone.select).
     holder = pose_bone if hasattr(pose_bone, "select") else pose_bone.bone
     return bool(_api_44(holder).select)
+
+
+def strip_fcurves(strip: bpy.types.NlaStrip) -> list[bpy.types.FCurve]:
+    """The F-curves an NLA strip plays: its action's (4.2), or its action slot's (4.4+)."""
+    action = strip.action
+    if action is None:
+        return []
+    if not IS_BLENDER_44_UP:
+        return list(action.fcurves)
+    return _slot_fcurves(action, _api_44(strip).action_slot)

@@ -23,6 +23,7 @@ the report. ``bpy`` is used only through the objects passed in.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -57,13 +58,20 @@ class Conversion:
     notes: tuple[str, ...] = ()
 
     def text(self) -> str:
-        """The report sentence."""
-        note = f"; not converted: {', '.join(self.skipped)}" if self.skipped else ""
-        extra = f"; {'; '.join(self.notes)}" if self.notes else ""
-        return (
-            f"converted {len(self.converted)} IK constraint(s) (now muted): "
-            f"{', '.join(self.converted)}{note}{extra}"
-        )
+        """The report: a summary line, then one line per Reach constraint made, per thing not
+        converted and per note (Blender cuts one line of a report after 1,024 characters)."""
+        left = f"; not converted: {len(self.skipped)} (below)" if self.skipped else ""
+        return "\n".join([
+            f"converted {len(self.converted)} IK constraint(s) (now muted){left}",
+            *(f"  converted: {name}" for name in self.converted),
+            *not_converted_lines(self.skipped),
+            *(f"  note: {note}" for note in self.notes),
+        ])  # fmt: skip
+
+
+def not_converted_lines(skipped: Sequence[str]) -> list[str]:
+    """One report line per thing Convert left (a constraint and why, or a setting of one)."""
+    return [f"  not converted: {entry}" for entry in skipped]
 
 
 @dataclass
@@ -350,7 +358,6 @@ def convert_builtin_ik(context: bpy.types.Context, obj: bpy.types.Object) -> Con
         log.skipped.append("iTaSC solver settings (mode, precision, iterations: Reach has its own)")
     if not log.converted:
         raise NothingToDoError(
-            "no built-in IK constraint to convert"
-            + (f" ({', '.join(log.skipped)})" if log.skipped else "")
+            "\n".join(["no built-in IK constraint to convert", *not_converted_lines(log.skipped)])
         )
     return Conversion(tuple(log.converted), tuple(log.skipped), tuple(log.notes))

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import solver
 from . import busy, keys
+from .bake import check_targets
 from .conditioning import ConditioningReadout
 from .correction import Corrector
 from .diagnose import explain
@@ -32,6 +33,7 @@ from .restore import SavedPose
 from .rig import BoneChannels
 from .rig_size import distance_tolerance
 from .swing_refine import solve_refined
+from .unevaluated import FollowedTargets, check_armature, refuse_unevaluated_targets
 
 if TYPE_CHECKING:
     from .session import RigSession
@@ -81,6 +83,9 @@ class FrameSolve:
         frame: the frame keys go on (the scene's current frame when None).
         restorable: record the pose for :meth:`cancel` (:meth:`.session.RigSession.solve_frame`,
             which never cancels, does not).
+        follow_hidden: follow targets Blender does not evaluate for the time of the solve
+            (:class:`.unevaluated.FollowedTargets`); False refuses them (live posing, whose
+            handlers must not change the depsgraph's relations).
 
     Attributes:
         report: the finished Solve's report (None until :attr:`done`).
@@ -93,8 +98,11 @@ class FrameSolve:
         insert_keys: bool = False,
         frame: float | None = None,
         restorable: bool = True,
+        follow_hidden: bool = True,
     ) -> None:
         self.session = session
+        self.follow_hidden = follow_hidden
+        self._followed: FollowedTargets | None = None
         self.insert_keys = insert_keys
         self.frame = frame
         self.report: FrameReport | None = None
@@ -118,8 +126,10 @@ class FrameSolve:
         """Run the next step; return :attr:`done`.
 
         Raises:
-            RigError: a target was deleted or is not finite, an aim target sits on its
-                effector (the hold is released; the pose is as the failing step left it).
+            RigError: a target was deleted, is not finite or at infinity, an aim target sits
+                on its effector, the armature is not evaluated by Blender, a target is not
+                and ``follow_hidden`` is False (the hold is released; the pose is as the
+                failing step left it).
             InvalidInputError: the solve failed at an earlier step or was cancelled.
         """
         if self.done:
@@ -170,16 +180,34 @@ class FrameSolve:
         self._release()
 
     def _release(self) -> None:
+        if self._followed is not None:
+            self._followed.release()
         if self._held:
             busy.release(self.session.obj)
             self._held = False
+
+    def _follow(self) -> None:
+        """Before the scene is read: refuse an armature Blender does not evaluate, and follow
+        (or refuse) targets it does not evaluate (:mod:`.unevaluated`)."""
+        session = self.session
+        check_armature(session.obj, session.view_layer)
+        bindings = session.rig.bindings
+        if not self.follow_hidden:
+            refuse_unevaluated_targets(session.obj, bindings, session.view_layer)
+            return
+        targets = [b.target for b in bindings]
+        self._followed = FollowedTargets(session.obj, targets, session.view_layer)
+        if self._followed.objects:
+            session.mark_stale()  # the targets moved to this frame: read them again
 
     # ------------------------------------------------------------------ the steps
     def _run(self) -> Generator[None, None, None]:
         """The steps; each ``yield`` ends one solver run and its measurement."""
         session = self.session
         rig = session.rig
+        self._follow()
         session.prepare()
+        check_targets(rig)  # refused at infinity, as a bake refuses it
         start_at_poles(rig)  # converted pole chains start where Blender's IK starts
         first = self._evaluate(self._solve())
         self._started = True
@@ -282,17 +310,6 @@ class FrameSolve:
         }
         return keys.write_keys(session.obj, data, (at, at), "LAYER")
 
-    def _unevaluated_targets(self) -> list[str]:
-        """One note per target object outside the view layer: Blender never updates its
-        world matrix, so the goal sits where that matrix last was (the origin if never)."""
-        session = self.session
-        names = {b.target.name for spec in session.rig.specs for b in spec.bindings}
-        return [
-            f"target '{name}' is not in the view layer: Blender does not update its transform"
-            for name in sorted(names)
-            if session.view_layer.objects.get(name) is None
-        ]
-
     def _report(self, first: _Pass, best: _Pass, wrong: list[int], n_keys: int) -> FrameReport:
         session = self.session
         rig, obj = session.rig, session.obj
@@ -305,7 +322,8 @@ class FrameSolve:
                 reason = explain(obj, rig.specs[i], rig.solved)
             elif i in wrong:
                 reason = f"reached after correction ({explain(obj, rig.specs[i], rig.solved)})"
-            outcomes.append(ConstraintOutcome(m, r.distance, r.angle, reason))
+            ignored = rig.constraints[i].weight == 0.0
+            outcomes.append(ConstraintOutcome(m, r.distance, r.angle, reason, ignored))
         counted = [o for o, c in zip(outcomes, rig.constraints, strict=True) if c.weight > 0.0]
         satisfied = all(o.satisfied for o in counted)
         result = best.result
@@ -319,7 +337,8 @@ class FrameSolve:
         ik = builtin_ik(rig)
         if ik:
             notes.append(f"{len(ik)} built-in IK constraint(s) still override these bones")
-        notes += self._unevaluated_targets()
+        if self._followed is not None:
+            notes += self._followed.notes
         return FrameReport(
             status=status,
             satisfied=satisfied,

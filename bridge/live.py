@@ -152,7 +152,7 @@ def solve_now(
         solved = list(session.rig.solved)
         before = _pose_values(obj, solved)
         try:
-            report = session.solve_frame()
+            report = session.solve_frame(follow_hidden=False)  # no relation changes here
         finally:
             session.solver.time_limit = kept_limit
         state.bones = tuple(session.rig.bones)

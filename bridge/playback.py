@@ -3,18 +3,21 @@
 Keys on a bone's channels are only what Blender *starts* from: its own IK (on the bone or on
 a child whose chain reaches it), other bone constraints, drivers on those channels, and an
 action blended below full influence all change the pose Blender draws. :func:`overrides`
-lists them in one line each, for the bake summary and the solve report.
+lists them in one line each, for the bake summary and the solve report; :func:`played_over`
+names the action or NLA strip that plays over a baked chain, for its constraint's line.
 
 ``bpy`` is used only through the objects passed in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, cast
 
+from . import compat
 from .diagnose import kind, modelled
 from .rig import Rig
+from .settings import armature_data
 
 if TYPE_CHECKING:
     import bpy
@@ -96,3 +99,59 @@ def overrides(rig: Rig, channels: Iterable[tuple[str, int]]) -> list[str]:
 def _names(bones: list[str]) -> str:
     quoted = ", ".join(f"'{b}'" for b in bones)
     return f"bone {quoted}" if len(bones) == 1 else f"bones {quoted}"
+
+
+def played_over(
+    obj: bpy.types.Object, bone: str, baked: Mapping[tuple[str, int], str], to_strip: bool
+) -> str:
+    """One line naming the animation that plays over the baked keys of the chain of ``bone``
+    (the bone and its parents), or "" when none does.
+
+    Args:
+        obj: the armature, its animation as it plays back after the bake.
+        bone: the bone carrying a constraint's end-effector.
+        baked: ``(data_path, index)`` -> bone, for every baked channel.
+        to_strip: the keys went into a new NLA strip under the active action (else into the
+            active action).
+
+    What is named: for a strip, the active action when it keys a baked channel of the chain
+    (it plays over the strip); for the active action, when it is blended (not *Replace* at
+    full influence), the first NLA strip from the top (of unmuted tracks, the solo one when
+    there is one) that keys such a channel, or else the blend itself. A strip's frame range
+    and the tweak mode are not considered.
+    """
+    animation = obj.animation_data
+    if animation is None:
+        return ""
+    chain = set()
+    above = armature_data(obj).bones.get(bone)
+    while above is not None:
+        chain.add(above.name)
+        above = above.parent
+    wanted = {key: name for key, name in baked.items() if name in chain}
+
+    def keyed(fcurves: Iterable[bpy.types.FCurve]) -> list[str]:
+        keys = ((f.data_path, f.array_index) for f in fcurves if not f.mute)
+        return sorted({wanted[key] for key in keys if key in wanted})
+
+    if to_strip:
+        hit = keyed(compat.fcurves(obj))
+        if animation.action is None or not hit:
+            return ""
+        action = animation.action.name
+        return f"the action '{action}' plays over the baked strip: it keys {_names(hit)} too"
+    blend, influence = animation.action_blend_type, animation.action_influence
+    if blend == "REPLACE" and influence >= 1.0:
+        return ""
+    how = f"({blend.title()}, influence {influence:.2f})"
+    tracks = [t for t in animation.nla_tracks if not t.mute] if animation.use_nla else []
+    solo = [t for t in tracks if t.is_solo]
+    for track in reversed(solo or tracks):  # the top track first
+        for strip in track.strips:
+            hit = [] if strip.mute else keyed(compat.strip_fcurves(strip))
+            if hit:
+                return (
+                    f"the NLA strip '{strip.name}' (track '{track.name}') keys {_names(hit)} "
+                    f"too and the baked action is blended with it {how}"
+                )
+    return f"the baked action is blended {how}: its keys do not play back as written"

@@ -21,6 +21,8 @@ STATUS_COMPROMISE = "Closest reachable pose: the chain cannot reach / other goal
 STATUS_STOPPED = "Stopped at the iteration or time limit before every goal was reached"
 STATUS_BLENDER = "Blender moves the bones away from the solved pose"
 WEIGHT_ZERO = "Constraint weight is 0: ignored"
+#: The state of a weight-0 constraint in a report line (instead of reached / MISSED).
+IGNORED = "ignored: weight 0"
 
 
 @dataclass(frozen=True)
@@ -34,12 +36,15 @@ class ConstraintOutcome:
             when the goal has no such part).
         reason: one line saying why measured and modelled differ, or a note such as
             :data:`WEIGHT_ZERO`; "" when there is nothing to say.
+        ignored: the constraint has weight 0: the solve leaves it out, so it is neither
+            reached nor missed (its residual is still measured and shown).
     """
 
     measured: MeasuredResidual
     modelled_distance: float | None
     modelled_angle: float | None
     reason: str = ""
+    ignored: bool = False
 
     @property
     def name(self) -> str:
@@ -121,6 +126,8 @@ def residual_text(distance: float | None, angle: float | None) -> str:
 def outcome_text(outcome: ConstraintOutcome) -> str:
     """One constraint's line: measured residual, state, and the reason if any."""
     m = outcome.measured
+    if outcome.ignored:  # its reason (WEIGHT_ZERO) says the same
+        return f"{m.name}: {residual_text(m.distance, m.angle)} ({IGNORED})"
     state = "reached" if m.satisfied else "MISSED"
     line = f"{m.name}: {residual_text(m.distance, m.angle)} ({state})"
     return f"{line}; {outcome.reason}" if outcome.reason else line

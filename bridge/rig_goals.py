@@ -193,9 +193,9 @@ class GoalBinding:
 
 
 def _make_goal(
-    binding: GoalBinding, item: ReachConstraint, arm: bpy.types.Object, scale: float
+    binding: GoalBinding, item: ReachConstraint, v: Mapping[str, np.ndarray | None]
 ) -> solver.Goal:
-    v = binding.values(arm, scale)
+    """The solver goal of ``item`` on its target's values ``v`` (:meth:`GoalBinding.values`)."""
     c = binding.carrier
     kind = item.goal_type
     if kind == "POSITION":
@@ -367,6 +367,18 @@ def _validate(
                 f"Constraint '{item.name}': target bone '{item.target_bone}' not found "
                 f"in '{target.name}'"
             )
+    # Goals that move with the armature whatever the solve does: "reached" would say nothing.
+    if target == arm and not item.target_bone:
+        raise error(
+            f"Constraint '{item.name}': its target is the armature '{arm.name}' itself with no "
+            "Target Bone (Blender's own IK ignores such a target): set a Target Bone, or pick "
+            "another object"
+        )
+    if target == arm and item.target_bone == item.bone:
+        raise error(
+            f"Constraint '{item.name}': its target is its own bone '{item.bone}', which moves "
+            "with the end-effector whatever the solve does: pick another bone or object"
+        )
 
 
 def _moved_bones(arm: bpy.types.Object, solved: set[str]) -> set[str]:
@@ -435,8 +447,9 @@ def build_constraints(
             item.name, item.goal_type, None, target, item.target_bone,
             item.target_head_tail, item.target_axis, item.suppress, carrier, error, carry,
         )  # fmt: skip
+        values = binding.values(arm, scale)  # its errors name the constraint already
         try:
-            binding.goal = _make_goal(binding, item, arm, scale)
+            binding.goal = _make_goal(binding, item, values)
         except solver.ReachError as exc:
             raise error(f"Constraint '{item.name}': {exc}") from None
         plan.bindings.append(binding)

@@ -128,19 +128,25 @@ class RigSession:
         the modal Solve operator's way, cancellable between steps: the pose is recorded)."""
         return FrameSolve(self, insert_keys, frame)
 
-    def solve_frame(self, insert_keys: bool = False, frame: float | None = None) -> FrameReport:
+    def solve_frame(
+        self, insert_keys: bool = False, frame: float | None = None, follow_hidden: bool = True
+    ) -> FrameReport:
         """Solve at the current frame, write the pose (and keys), measure, correct, report.
 
         Args:
             insert_keys: key the solved channels (only those) at ``frame``.
             frame: the frame keys go on (the scene's current frame).
+            follow_hidden: follow targets Blender does not evaluate (disabled in viewports,
+                excluded) for the time of the solve; False refuses them (live posing).
 
         Returns:
             The report; ``satisfied`` only when every constraint is within tolerance on
             Blender's evaluated pose.
 
         Raises:
-            RigError: a target was deleted or is not finite, an aim target sits on its
-                effector.
+            RigError: a target was deleted, is not finite or at infinity, an aim target
+                sits on its effector; the armature is not evaluated by Blender (or, with
+                ``follow_hidden`` False, a target is not).
         """
-        return FrameSolve(self, insert_keys, frame, restorable=False).run()
+        return FrameSolve(self, insert_keys, frame, restorable=False,
+                          follow_hidden=follow_hidden).run()  # fmt: skip

@@ -172,7 +172,7 @@ class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
     def _done(self, job: BakeJob) -> set[OperatorReturnItems]:
         report = job.finish()
         self._store(job.obj, report)
-        self.report({"INFO"} if report.satisfied else {"WARNING"}, report.text())
+        common.report(self, {"INFO"} if report.satisfied else {"WARNING"}, report.text())
         return {"FINISHED"}
 
     def _store(self, obj: bpy.types.Object, report: BakeReport) -> None:

@@ -16,7 +16,7 @@ from ..bridge.settings import armature_data as armature_data  # re-exported for 
 from ..bridge.settings import settings_of as settings_of  # re-exported for the operators
 
 if TYPE_CHECKING:
-    from bpy._typing.rna_enums import OperatorReturnItems
+    from bpy._typing.rna_enums import OperatorReturnItems, WmReportItems
 
     from ..bridge.report import FrameReport
 
@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 NO_ARMATURE = "Select an armature (active object) to use Reach"
 NO_CONSTRAINTS = "Add a Reach constraint first (Reach panel › +, or Pose › Reach › Add Constraint)"
 BUSY = "Reach is solving or baking this armature now (ESC cancels it)"
+#: Characters of one report Blender shows whole: it prints a longer one cut after 1,021
+#: characters, then "... truncated" (measured on bpy 4.2 and 5.0.1; issue 18 saw the cut in
+#: the report itself).
+REPORT_LIMIT = 1000
 
 
 def armature_of(context: bpy.types.Context) -> bpy.types.Object | None:
@@ -86,15 +90,32 @@ def run(operator: bpy.types.Operator, action: Callable[[], str | FrameReport],
     try:
         outcome = action()
     except NothingToDoError as exc:
-        operator.report({"WARNING"}, f"Reach: {exc}")
+        report(operator, {"WARNING"}, f"Reach: {exc}")
         return {"CANCELLED"}
     except solver.ReachError as exc:
-        operator.report({"ERROR"}, f"Reach: {exc}")
+        report(operator, {"ERROR"}, f"Reach: {exc}")
         return {"CANCELLED"}
     if isinstance(outcome, str):
-        operator.report({"INFO"}, f"Reach: {outcome}")
+        report(operator, {"INFO"}, f"Reach: {outcome}")
         return {"FINISHED"}
     if keep_for is not None:
         results.store(keep_for, outcome)
-    operator.report({"INFO"} if outcome.satisfied else {"WARNING"}, outcome.text())
+    report(operator, {"INFO"} if outcome.satisfied else {"WARNING"}, outcome.text())
     return {"FINISHED"}
+
+
+def report(operator: bpy.types.Operator, kind: set[WmReportItems], text: str) -> None:
+    """Report ``text`` (lines) whole: as one report when it fits :data:`REPORT_LIMIT`, else as
+    several in order, each a run of whole lines that fits (the Info log shows them all; a
+    single longer line is cut there, with "...")."""
+    chunk: list[str] = []
+    size = 0
+    for line in text.splitlines() or [""]:
+        if len(line) > REPORT_LIMIT:
+            line = line[: REPORT_LIMIT - 3] + "..."
+        if chunk and size + len(line) > REPORT_LIMIT:
+            operator.report(kind, "\n".join(chunk))
+            chunk, size = [], 0
+        chunk.append(line)
+        size += len(line) + 1  # and its newline
+    operator.report(kind, "\n".join(chunk))

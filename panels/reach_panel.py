@@ -10,7 +10,7 @@ from ..bridge import results
 from ..bridge.bake import BakeReport
 from ..bridge.diagnose import interfering, target_links
 from ..bridge.live import live_error
-from ..bridge.report import FrameReport, residual_text
+from ..bridge.report import IGNORED, FrameReport, residual_text
 from ..bridge.rig_goals import chain_top
 from ..bridge.rig_size import RELATIVE_TOLERANCE, degrees_per_unit, distance_tolerance
 from ..bridge.settings import armature_data, bone_settings_of, settings_of
@@ -254,7 +254,11 @@ class REACH_PT_result(_ReachPanel):
 
 
 def _residual_row(col: bpy.types.UILayout, name: str, distance: float | None,
-                  angle: float | None, ok: bool) -> None:  # fmt: skip
+                  angle: float | None, ok: bool, ignored: bool = False) -> None:  # fmt: skip
+    """One constraint's row: its residual, reached or missed (or ignored: weight 0)."""
+    if ignored:
+        col.label(text=f"{name}: {residual_text(distance, angle)} ({IGNORED})", icon="DOT")
+        return
     col.label(
         text=f"{name}: {residual_text(distance, angle)}", icon="CHECKMARK" if ok else "CANCEL"
     )
@@ -278,8 +282,8 @@ def draw_report(layout: bpy.types.UILayout, report: FrameReport) -> None:
     col = layout.column(align=True)
     for outcome in report.constraints:
         m = outcome.measured
-        _residual_row(col, m.name, m.distance, m.angle, m.satisfied)
-        if outcome.reason:
+        _residual_row(col, m.name, m.distance, m.angle, m.satisfied, outcome.ignored)
+        if outcome.reason and not outcome.ignored:  # the row says why
             col.label(text=f"    {outcome.reason}", icon="INFO")
     for note in report.notes:
         col.label(text=note, icon="INFO")
@@ -302,7 +306,7 @@ def draw_bake_report(layout: bpy.types.UILayout, report: BakeReport) -> None:
     _draw_conditioning(layout, report.conditioning)
     col = layout.column(align=True)
     for name, (distance, angle, ok) in report.worst.items():
-        _residual_row(col, name, distance, angle, ok)
+        _residual_row(col, name, distance, angle, ok, name in report.ignored)
     if report.smooth is not None:
         col.label(
             text=f"Smooth: {len(report.smooth.held)} frame(s) held by the bound "

@@ -197,15 +197,20 @@ def test_solve_and_key_keys_the_corrected_pose(clean_scene: bpy.types.Scene) -> 
     assert miss <= tolerance_of(obj)
 
 
-def test_a_target_outside_the_scene_is_noted(clean_scene: bpy.types.Scene) -> None:
+def test_a_target_outside_the_scene_is_followed_and_noted(clean_scene: bpy.types.Scene) -> None:
+    """Never linked, so Blender never evaluates it (its world matrix stays the identity):
+    the Solve has it evaluated, as Blender's IK would, and says so."""
     obj = make_chain()
-    loose = bpy.data.objects.new("Loose", None)  # never linked: Blender does not evaluate it
+    loose = bpy.data.objects.new("Loose", None)
     loose.location = (1.0, 0.5, 2.0)
     add_constraint(obj, "b2", loose, "POSITION")
-    activate(obj)
-    run_op(bpy.ops.reach.solve)
-    report = last_report(obj)
-    note = "target 'Loose' is not in the view layer: Blender does not update its transform"
+    report, miss = _solve(obj, loose)
+    _assert_true(report, miss, obj.reach_ik.tolerance)
+    assert report.satisfied and np.allclose(loose.matrix_world.translation, (1.0, 0.5, 2.0))
+    note = (
+        "target 'Loose' is not evaluated by Blender (its collections are excluded from view "
+        "layer 'ViewLayer', or it is in none of the scene's): Reach evaluated it for this job"
+    )
     assert note in report.notes and note in report.text()
 
 
