@@ -14,8 +14,9 @@ from typing import Any, Protocol
 
 import bpy
 
-IS_BLENDER_44_UP = bpy.app.version >= (4, 4, 0)
-IS_BLENDER_50_UP = bpy.app.version >= (5, 0, 0)
+#: Actions are layered (slots, layers, strips, channelbags; Blender 4.4 on): an object's
+#: F-curves are those of its action slot's channelbag, not ``Action.fcurves``.
+LAYERED_ACTIONS = "slots" in bpy.types.Action.bl_rna.properties
 
 
 def _takes_parameter(struct: type, function: str, parameter: str) -> bool:
@@ -44,7 +45,7 @@ class FCurveContainer(Protocol):
 def _api_44(value: object) -> Any:
     """``value`` as seen through the Blender 4.4+ API (action slots, layers, channelbags and
     ``anim_utils``' channelbag lookup), which the 4.2 stubs the type check reads do not declare.
-    Used only on branches guarded by :data:`IS_BLENDER_44_UP`."""
+    Used only on branches guarded by :data:`LAYERED_ACTIONS` (and for ``PoseBone.select``)."""
     return value
 
 
@@ -67,7 +68,7 @@ def fcurves(obj: bpy.types.Object) -> list[bpy.types.FCurve]:
     if animation_data is None or animation_data.action is None:
         return []
     action = animation_data.action
-    if not IS_BLENDER_44_UP:
+    if not LAYERED_ACTIONS:
         return list(action.fcurves)
     return _slot_fcurves(action, _api_44(animation_data).action_slot)
 
@@ -100,7 +101,7 @@ def ensure_fcurve(
     """The F-curve for ``data_path[index]``, created in ``group`` if missing (an existing
     F-curve keeps the group it has)."""
     action = ensure_action(obj)
-    if IS_BLENDER_44_UP:
+    if LAYERED_ACTIONS:
         if ENSURE_TAKES_GROUP:
             return _api_44(action).fcurve_ensure_for_datablock(
                 obj, data_path, index=index, group_name=group
@@ -125,7 +126,7 @@ def remove_fcurve(obj: bpy.types.Object, fcurve: bpy.types.FCurve) -> None:
     if animation_data is None or animation_data.action is None:
         raise ValueError(f"remove_fcurve: obj '{obj.name}' has no action, so no F-curve")
     action = animation_data.action
-    if not IS_BLENDER_44_UP:
+    if not LAYERED_ACTIONS:
         action.fcurves.remove(fcurve)
         return
     from bpy_extras import anim_utils
@@ -141,7 +142,7 @@ def fcurve_container(obj: bpy.types.Object) -> FCurveContainer | None:
     animation_data = obj.animation_data
     if animation_data is None or animation_data.action is None:
         return None
-    if not IS_BLENDER_44_UP:
+    if not LAYERED_ACTIONS:
         return animation_data.action
     from bpy_extras import anim_utils
 
@@ -160,7 +161,7 @@ def action_layout(obj: bpy.types.Object) -> tuple:
     if animation_data is None:
         return (False, None, None, 0, False)
     action = animation_data.action
-    if action is None or not IS_BLENDER_44_UP:
+    if action is None or not LAYERED_ACTIONS:
         return (True, action, None, 0, fcurve_container(obj) is not None)
     return (True, action, _api_44(animation_data).action_slot, len(_api_44(action).layers),
             fcurve_container(obj) is not None)  # fmt: skip
@@ -182,7 +183,7 @@ def restore_action_layout(obj: bpy.types.Object, layout: tuple) -> None:
         animation_data.action = None
         if current.users == 0:
             bpy.data.actions.remove(current)
-    if action is not None and IS_BLENDER_44_UP:
+    if action is not None and LAYERED_ACTIONS:
         if not had_container and slot is not None:
             for layer in action.layers:
                 for strip in layer.strips:
@@ -228,7 +229,7 @@ def assigned_action(obj: bpy.types.Object) -> tuple[bpy.types.Action | None, Any
     animation_data = obj.animation_data
     if animation_data is None:
         return None, None
-    slot = _api_44(animation_data).action_slot if IS_BLENDER_44_UP else None
+    slot = _api_44(animation_data).action_slot if LAYERED_ACTIONS else None
     return animation_data.action, slot
 
 
@@ -236,13 +237,13 @@ def assign_action(obj: bpy.types.Object, action: bpy.types.Action | None, slot: 
     """Make ``action`` (and, on 4.4+, ``slot`` when given) the object's action."""
     animation_data = obj.animation_data or obj.animation_data_create()
     animation_data.action = action
-    if IS_BLENDER_44_UP and action is not None and slot is not None:
+    if LAYERED_ACTIONS and action is not None and slot is not None:
         _api_44(animation_data).action_slot = slot
 
 
 def set_strip_slot(strip: bpy.types.NlaStrip, slot: Any) -> None:
     """Play ``slot`` of the strip's action (4.4+; 4.2 actions have no slots)."""
-    if IS_BLENDER_44_UP and slot is not None:
+    if LAYERED_ACTIONS and slot is not None:
         _api_44(strip).action_slot = slot
 
 
@@ -258,6 +259,6 @@ def strip_fcurves(strip: bpy.types.NlaStrip) -> list[bpy.types.FCurve]:
     action = strip.action
     if action is None:
         return []
-    if not IS_BLENDER_44_UP:
+    if not LAYERED_ACTIONS:
         return list(action.fcurves)
     return _slot_fcurves(action, _api_44(strip).action_slot)
