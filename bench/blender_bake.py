@@ -23,6 +23,13 @@ Run as ``.venv/bin/python -m bench.blender_bake``. In one process:
    which nothing moves, costs Blender about three times as much; that bake is timed too
    (first in each round) and printed as a reference row only.
 
+4. on Rigify's generated human (:mod:`bench.rigify_rig`: about 700 bones, drivers, its
+   four IK chains converted), a solve after each move of ``hand_ik.L`` around the circle of
+   the live-update bench (move, view-layer update, then the timed solve), in the three ways
+   of step 2, and the move's update alone (Blender's evaluation of the rig), in
+   :data:`GENERATED_ROUNDS` rounds; with its profile. ``python -m bench.blender_bake rigify``
+   runs this part alone and replaces only its section of the file.
+
 ``BLENDER_RESULTS.md`` gets the figures and pyinstrument profiles of the solves at frames and
 of a bake. ``make bench-blender`` runs it with one BLAS thread, as ``make bench``.
 """
@@ -31,12 +38,15 @@ from __future__ import annotations
 
 import importlib
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from bench.rigify_rig import CONTROL, STEPS, drag_to, generated_rig
+from bench.sections import write_section
 from examples.blender_demo import (
     FRAMES,
     _isolate_blender_home,
@@ -48,6 +58,7 @@ from examples.blender_demo import (
 RUNS = 5
 EXTENSION = "bl_ext.user_default.reach_ik"
 RESULTS = Path(__file__).resolve().parent / "BLENDER_RESULTS.md"
+GENERATED_ROUNDS = 2  # drags around the circle per way of solving, on the generated rig
 
 
 def _tip_errors(rig: object) -> tuple[float, float]:
@@ -269,12 +280,70 @@ def _profiles(rig: object, kept: Callable[[], object]) -> str:
     )
 
 
+def solves_after_moves(
+    rig: object, solve: Callable[[], object] | None
+) -> tuple[list[float], list[float]]:
+    """Wall and CPU (this thread's) milliseconds of ``solve()`` after each move of the
+    generated rig's control around the circle (:func:`bench.rigify_rig.drag_to`, not timed),
+    :data:`GENERATED_ROUNDS` turns; ``solve`` None times the moves' updates instead."""
+    import bpy
+
+    centre = np.array(rig.pose.bones[CONTROL].location)
+    wall, cpu = [], []
+    for step in list(range(1, STEPS + 1)) * GENERATED_ROUNDS:
+        if solve is None:
+            start, start_cpu = time.perf_counter(), time.thread_time()
+            drag_to(rig, centre, step)
+        else:
+            drag_to(rig, centre, step)
+            start, start_cpu = time.perf_counter(), time.thread_time()
+            solve()
+        cpu.append(1000.0 * (time.thread_time() - start_cpu))
+        wall.append(1000.0 * (time.perf_counter() - start))
+    rig.pose.bones[CONTROL].location = centre.tolist()
+    bpy.context.view_layer.update()
+    return wall, cpu
+
+
+def generated_rig_section() -> str:
+    """Solves after moves on Rigify's generated rig, and their profile: the section's text."""
+    import bpy
+
+    from bench.profiling import profile
+    from bench.report import machine_line
+
+    rig = generated_rig()
+    solvers = _solvers(rig)
+    rows = [_row("update after a move (Blender)", *solves_after_moves(rig, None))]
+    rows += [_row(label, *solves_after_moves(rig, solve)) for label, solve in solvers.items()]
+    report = last_report(rig)
+    tree = profile(lambda: solves_after_moves(rig, solvers["reach.solve (operator)"]),
+                   threshold=0.03, percent=True)  # fmt: skip
+    return (
+        "## Rigify's generated rig: Solve after a move (`python -m bench.blender_bake rigify`)"
+        f"\n\nMachine: {machine_line()}; {time.strftime('%Y-%m-%d')}.\n\n```\n"
+        f"Blender {bpy.app.version_string}; Rigify's generated human: {len(rig.data.bones)} "
+        f"bones, {report.dof} DOF, {len(rig.reach_ik.constraints)} constraints (Convert "
+        f"Built-in IK); {CONTROL} moved around a circle, {STEPS} steps x {GENERATED_ROUNDS}\n"
+        + "\n".join(rows)
+        + f"\nlast report: {report.text().splitlines()[0]}\n```\n\n"
+        "Profile: the operator's solves after moves (the moves' updates included)\n\n"
+        f"```\n{tree.strip()}\n```"
+    )
+
+
 def main() -> None:
-    """Run the three measurements and print the figures."""
+    """Run the measurements and print the figures (``rigify`` as the only argument: the
+    generated rig's section alone)."""
     _isolate_blender_home()
     import bpy
 
     install_extension()
+    if sys.argv[1:] == ["rigify"]:
+        text = generated_rig_section()
+        print(text)
+        write_section(RESULTS, "generated_rig", text)
+        return
     rig = build_scene()
     bpy.context.view_layer.objects.active = rig
     _reach_bake()  # the baked poses the solves start from
@@ -329,6 +398,9 @@ def main() -> None:
         f"Machine: {machine_line()}; {time.strftime('%Y-%m-%d')}.\n\n"
         "```\n" + "\n".join(lines) + "\n```\n\n" + profiles
     )
+    text = generated_rig_section()
+    print(text)
+    write_section(RESULTS, "generated_rig", text)
 
 
 if __name__ == "__main__":

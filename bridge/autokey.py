@@ -20,7 +20,7 @@ as Blender does for a transform.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from . import compat
@@ -77,13 +77,15 @@ def autokey(
     obj: bpy.types.Object,
     scene: bpy.types.Scene,
     edit: bpy.types.PreferencesEdit,
-    channels: Sequence[ChannelKey],
+    solved: Callable[[], Sequence[ChannelKey]],
 ) -> int:
-    """Key the changed ``channels`` (from :func:`.keys.solved_channels`) at the scene's
-    frame as Blender's auto keying keys a transform; return the number of F-curves keyed."""
+    """Key the changed solved channels (``solved()``, e.g. :func:`.keys.solved_channels` of
+    the rig, asked only when auto keying is on) at the scene's frame as Blender's auto keying
+    keys a transform; return the number of F-curves keyed."""
     tool = scene.tool_settings
     if not tool.use_keyframe_insert_auto:
         return 0
+    channels = solved()
     frame = float(scene.frame_current)
     if tool.auto_keying_mode == "REPLACE_KEYS" and not has_key_at(obj, frame):
         return 0

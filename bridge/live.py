@@ -158,7 +158,7 @@ def solve_now(
         state.bones = tuple(session.rig.bones)
         moved = np.abs(_pose_values(obj, solved) - before).max(initial=0.0) > UNCHANGED
         if edit is not None and moved:
-            autokey(obj, scene, edit, keys.solved_channels(session.rig))
+            autokey(obj, scene, edit, lambda: keys.solved_channels(session.rig))
         state.solves += 1
         state.seconds.append(time.perf_counter() - clock)
         state.error = ""

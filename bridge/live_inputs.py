@@ -16,7 +16,7 @@ The fingerprint holds, as plain numbers:
   back to the original bones after each evaluation): an edit of the rig that moves them
   without touching a channel, a target or a Reach setting (a bone constraint added, muted or
   its influence changed, Inherit Rotation switched, a driver's input) shows there. Such
-  edits are read through their effect only, with one ``foreach_get``: walking the bone
+  edits are read through their effect only, one matrix per bone: walking the bone
   constraints' RNA inside the update handler is what crashed Blender 5.0 before;
 - every Reach setting of the armature except live posing's own switches, the constraints'
   Select boxes (only partial bakes read them) and the stored results.
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -41,20 +42,21 @@ IGNORED_SETTINGS = frozenset({
     "status", "satisfied", "iterations", "dof_count", "solve_time", "residuals",
 })  # fmt: skip
 
-#: Pose bone properties read with ``foreach_get``: (name, values per bone).
-BONE_CHANNELS = (
-    ("location", 3), ("rotation_quaternion", 4), ("rotation_euler", 3),
-    ("rotation_axis_angle", 4), ("scale", 3), ("rotation_mode", 1),
-    ("lock_ik_x", 1), ("lock_ik_y", 1), ("lock_ik_z", 1),
-    ("use_ik_limit_x", 1), ("use_ik_limit_y", 1), ("use_ik_limit_z", 1),
-    ("ik_min_x", 1), ("ik_max_x", 1), ("ik_min_y", 1), ("ik_max_y", 1),
-    ("ik_min_z", 1), ("ik_max_z", 1), ("ik_stretch", 1),
-    ("ik_stiffness_x", 1), ("ik_stiffness_y", 1), ("ik_stiffness_z", 1),
+#: Pose bone channels read per bone, three or four values each (vectors).
+BONE_VECTORS = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle",
+                "scale")  # fmt: skip
+#: Pose bone settings read per bone, one value each (flags and numbers).
+BONE_SETTINGS = (
+    "lock_ik_x", "lock_ik_y", "lock_ik_z", "use_ik_limit_x", "use_ik_limit_y",
+    "use_ik_limit_z", "ik_min_x", "ik_max_x", "ik_min_y", "ik_max_y", "ik_min_z", "ik_max_z",
+    "ik_stretch", "ik_stiffness_x", "ik_stiffness_y", "ik_stiffness_z",
 )  # fmt: skip
-
-
-#: The evaluated pose of each bone (armature space, 4x4, float32 in Blender).
-EVALUATED_POSE = ("matrix", 16)
+_VECTORS = attrgetter(*BONE_VECTORS)
+_SETTINGS = attrgetter(*BONE_SETTINGS)
+#: Rotation modes as numbers (the order of Blender's enum).
+ROTATION_MODES = {mode: float(i) for i, mode in enumerate(
+    ("QUATERNION", "XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX", "AXIS_ANGLE")
+)}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -96,39 +98,66 @@ def input_ids(obj: bpy.types.Object) -> set[int]:
 
 def rna_values(group: bpy.types.bpy_struct) -> tuple:
     """Every stored property of a property group (collections item by item, pointers as the
-    pointed data-block's ``session_uid``) except :data:`IGNORED_SETTINGS`."""
+    pointed data-block's ``session_uid``) except :data:`IGNORED_SETTINGS`, in the type's
+    order (:func:`_plan`)."""
     out: list[object] = []
-    for prop in group.bl_rna.properties:
-        name = prop.identifier
-        if name in IGNORED_SETTINGS:
-            continue
+    for name, kind in _plan(group):
         value = getattr(group, name)
-        if prop.type == "COLLECTION":
+        if kind == "COLLECTION":
             out.append(tuple(rna_values(item) for item in value))
-        elif prop.type == "POINTER":
+        elif kind == "POINTER":
             out.append(None if value is None else getattr(value, "session_uid", None))
-        elif getattr(prop, "is_array", False):
+        elif kind == "ARRAY":
             out.append(tuple(value))
         else:
             out.append(value)
     return tuple(out)
 
 
-def _bone_numbers(obj: bpy.types.Object, bones: Sequence[str] | None) -> list[np.ndarray]:
+#: Property group type -> (its property count, (property, kind) of each one read).
+_PLANS: dict[type, tuple[int, tuple[tuple[str, str], ...]]] = {}
+
+
+def _plan(group: bpy.types.bpy_struct) -> tuple[tuple[str, str], ...]:
+    """(name, kind) of each property :func:`rna_values` reads of ``group``'s type (kind:
+    ``"COLLECTION"``, ``"POINTER"``, ``"ARRAY"`` or ``"VALUE"``), made once per type and again
+    when its property count changed: walking ``bl_rna.properties`` costs more than reading
+    the values (Blender makes a Python object per property)."""
+    properties = group.bl_rna.properties
+    known = _PLANS.get(type(group))
+    if known is None or known[0] != len(properties):
+        plan = tuple(
+            (prop.identifier, prop.type if prop.type in ("COLLECTION", "POINTER")
+             else "ARRAY" if getattr(prop, "is_array", False) else "VALUE")
+            for prop in properties
+            if prop.identifier not in IGNORED_SETTINGS
+        )  # fmt: skip
+        known = _PLANS[type(group)] = (len(properties), plan)
+    return known[1]
+
+
+def _bone_numbers(obj: bpy.types.Object, bones: Iterable[str]) -> list[float]:
+    """The channels, IK settings and evaluated pose (:data:`BONE_VECTORS`, rotation mode,
+    :data:`BONE_SETTINGS`, ``matrix`` row by row) of each of ``bones`` that exists, in order.
+
+    Read bone by bone (a few attribute reads each, in C), so a fingerprint costs what the
+    figure has, not the armature: one ``foreach_get`` per property over every bone read all
+    706 bones of Rigify's generated rig at every update (4.6 ms, against 0.2 ms for its 32
+    figure bones one by one).
+    """
     pose_bones = obj.pose.bones
-    n = len(pose_bones)
-    parts = []
-    for name, size in (*BONE_CHANNELS, EVALUATED_POSE):
-        values = np.empty(n * size, dtype=np.float64)
-        # The stubs accept a buffer only through ``__buffer__`` (numpy declares it for Python
-        # >= 3.12); Blender's Python 3.11 reads any buffer-protocol object, ndarray included.
-        pose_bones.foreach_get(name, values)  # pyright: ignore[reportArgumentType]
-        parts.append(values.reshape(n, size))
-    table = np.concatenate(parts, axis=1)  # (bones, channels)
-    if bones is not None:
-        index = {name: i for i, name in enumerate(pose_bones.keys())}
-        table = table[[index[name] for name in bones if name in index]]
-    return [table.ravel()]
+    out: list[float] = []
+    for name in bones:
+        pb = pose_bones.get(name)
+        if pb is None:  # deleted since the last solve: the others still count
+            continue
+        for vector in _VECTORS(pb):  # extend: ``+=`` would be a Vector's own addition
+            out.extend(vector)
+        out.append(ROTATION_MODES.get(pb.rotation_mode, -1.0))
+        out.extend(_SETTINGS(pb))
+        for row in pb.matrix:
+            out.extend(row[:])
+    return out
 
 
 def fingerprint(obj: bpy.types.Object, bones: Sequence[str] | None = None) -> Fingerprint:
@@ -142,8 +171,9 @@ def fingerprint(obj: bpy.types.Object, bones: Sequence[str] | None = None) -> Fi
         numbers.append(np.array(target.matrix_world, dtype=np.float64).ravel())
         if target.type == "ARMATURE" and item.target_bone in target.pose.bones:
             numbers.append(np.array(target.pose.bones[item.target_bone].matrix).ravel())
-    numbers += _bone_numbers(obj, bones)
-    rigidity = _rigidity(obj, bones if bones is not None else obj.pose.bones.keys())
+    figure = bones if bones is not None else obj.pose.bones.keys()
+    numbers.append(np.array(_bone_numbers(obj, figure), dtype=np.float64))
+    rigidity = _rigidity(obj, figure)
     return Fingerprint(np.concatenate(numbers), (rna_values(settings_of(obj)), rigidity))
 
 

@@ -55,7 +55,7 @@ from ..solver.scale import characteristic_length
 from . import ik_limits, results, rotations
 from .model_space import model_space
 from .object_frame import armature_space, check_carried, object_frame
-from .rig_evaluated import constrained, evaluated_basis, still_bones
+from .rig_evaluated import StillBone, constrained, still_bones
 from .rig_freedom import check_chains_move
 from .rig_goals import ConstraintSpec, GoalBinding, build_constraints
 from .rig_joints import (
@@ -137,6 +137,7 @@ class Rig:
     # Figure bones no solved bone moves (see .rig_evaluated): read where Blender evaluates
     # them when a bone constraint acts on them.
     still: list[str] = field(default_factory=list)
+    still_bones: dict[str, StillBone] = field(default_factory=dict)  # made on first use
     # Bones the build asked whether the solve moves them (rig_goals.ConstraintPlan.asked):
     # the bones above them decide the answer.
     asked: set[str] = field(default_factory=set)
@@ -174,7 +175,10 @@ class Rig:
             matrices = rotations.quaternions_to_matrices(np.array(quaternions))
             self.rotation.update(zip(turned, matrices, strict=True))
         for name in constrained(self.obj, self.still):
-            self.rotation[name], self.location[name] = evaluated_basis(self.obj, name)
+            bone = self.still_bones.get(name)
+            if bone is None:
+                bone = self.still_bones[name] = StillBone(self.obj, name)
+            self.rotation[name], self.location[name] = bone.basis(self.obj)
 
     def _set_rest(self, segment: str, translation: np.ndarray | None, rotation: np.ndarray) -> None:
         """``Figure.set_rest`` unless the segment already has exactly this rest transform."""

@@ -61,21 +61,53 @@ def constrained(obj: bpy.types.Object, names: Iterable[str]) -> list[str]:
     ]
 
 
+class StillBone:
+    """A bone the solve does not move that Blender's constraints place: its pose channels
+    from the pose Blender evaluated (:meth:`basis`).
+
+    Keeps what it reads of the rest (edit-mode data, fixed while the built rig is used: the
+    key of a kept session holds it) and its last answer, given again while the bone's and its
+    parent's evaluated matrices are bit for bit the same (a drag moves a few such bones of
+    Rigify's 24; the others need no inverse and no SVD at every update).
+    """
+
+    def __init__(self, obj: bpy.types.Object, name: str) -> None:
+        bone = armature_data(obj).bones[name]
+        self.name = name
+        self.rest = np.array(bone.matrix_local, dtype=float)  # (4, 4) armature space
+        self.parent: str | None = None
+        self.parent_rest_inverse: np.ndarray | None = None  # (4, 4)
+        if bone.parent is not None:
+            self.parent = bone.parent.name
+            self.parent_rest_inverse = np.linalg.inv(
+                np.array(bone.parent.matrix_local, dtype=float)
+            )
+        self._last: tuple[bytes, np.ndarray, np.ndarray] | None = None
+
+    def basis(self, obj: bpy.types.Object) -> tuple[np.ndarray, np.ndarray]:
+        """Rotation (3, 3) and location (3,) (armature units) that, as the bone's pose
+        channels, give the pose matrix Blender last evaluated for it (scale removed)."""
+        pose_bones = obj.pose.bones
+        pose = np.array(pose_bones[self.name].matrix, dtype=float)
+        seen = pose.tobytes()
+        parent_pose = None
+        if self.parent is not None:
+            parent_pose = np.array(pose_bones[self.parent].matrix, dtype=float)
+            seen += parent_pose.tobytes()
+        if self._last is None or self._last[0] != seen:
+            if parent_pose is None:
+                frame = self.rest
+            else:
+                frame = parent_pose @ self.parent_rest_inverse @ self.rest
+            basis = np.linalg.inv(frame) @ pose
+            u, _s, vt = np.linalg.svd(basis[:3, :3])  # the nearest rotation: drops scale, noise
+            rotation = u @ vt
+            if np.linalg.det(rotation) < 0.0:
+                rotation = u @ np.diag([1.0, 1.0, -1.0]) @ vt
+            self._last = (seen, rotation, basis[:3, 3].copy())
+        return self._last[1].copy(), self._last[2].copy()
+
+
 def evaluated_basis(obj: bpy.types.Object, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Rotation (3, 3) and location (3,) (armature units) that, as bone ``name``'s pose
-    channels, give the pose matrix Blender last evaluated for it (scale removed)."""
-    bone = armature_data(obj).bones[name]
-    pose = np.array(obj.pose.bones[name].matrix, dtype=float)
-    rest = np.array(bone.matrix_local, dtype=float)
-    if bone.parent is None:
-        frame = rest
-    else:
-        parent_pose = np.array(obj.pose.bones[bone.parent.name].matrix, dtype=float)
-        parent_rest = np.array(bone.parent.matrix_local, dtype=float)
-        frame = parent_pose @ np.linalg.inv(parent_rest) @ rest
-    basis = np.linalg.inv(frame) @ pose
-    u, _s, vt = np.linalg.svd(basis[:3, :3])  # the nearest rotation: drops scale and noise
-    rotation = u @ vt
-    if np.linalg.det(rotation) < 0.0:
-        rotation = u @ np.diag([1.0, 1.0, -1.0]) @ vt
-    return rotation, basis[:3, 3].copy()
+    """:meth:`StillBone.basis` of bone ``name``, read afresh."""
+    return StillBone(obj, name).basis(obj)

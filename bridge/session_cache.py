@@ -23,7 +23,8 @@ What invalidates a session (the key, compared exactly except where a rounding is
   bone can only change in Edit Mode, which every bone's rest data does not always show);
 * every number, flag, enum and array of those same bones (:func:`watched_bones`) and their
   pose bones (rest matrices, lengths, connect / inherit flags, Inherit Scale, rotation mode,
-  IK locks, limits, stiffness, stretch, rotation locks, pose scale to 1e-6 ...) except the
+  IK locks, limits, stiffness, stretch, rotation locks, pose scale to 1e-6 but not the scale
+  a solve writes for an IK Stretch, which a build takes as 1 ...) except the
   pose channels a solve reads anyway, the evaluated matrices, selection / visibility and
   display-only settings (:data:`NOT_READ_BY_BUILD`, with the settings no build reads:
   :data:`BUILD_IGNORES`): a build reads no other bone's settings;
@@ -39,7 +40,7 @@ What invalidates a session (the key, compared exactly except where a rounding is
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -193,9 +194,10 @@ def _numeric_plan(rna: Any) -> _RnaPlan:
     return _kept_plan(_NUMERIC, rna, read_by_build)
 
 
-def _numbers(structs: Iterable[Any]) -> tuple:
+def _numbers(structs: Iterable[Any], solved_scale: Container[str] = ()) -> tuple:
     """Every numeric property of each bone or pose bone in ``structs`` (all of one RNA type)
-    that a build may read (:func:`_numeric_plan`), as Python values.
+    that a build may read (:func:`_numeric_plan`), as Python values; the pose scale of the
+    bones in ``solved_scale`` left out (a solve writes it, a build takes it as 1).
 
     Read bone by bone, for the bones a build reads only (:func:`watched_bones`), rather than
     with one ``foreach_get`` per property over every bone of the armature: the key's cost
@@ -212,7 +214,9 @@ def _numbers(structs: Iterable[Any]) -> tuple:
         out.append(None if plan.values is None else plan.values(struct))
         for ident in plan.arrays:  # a slice of a 1-D RNA array (or vector): its values
             values = getattr(struct, ident)[:]
-            if ident == "scale":  # three values, rounded without a generator (~1 us a bone)
+            if ident == "scale" and solved_scale and struct.name in solved_scale:
+                values = None  # the stretch a solve wrote: re-read by every refresh
+            elif ident == "scale":  # three values, rounded without a generator (~1 us a bone)
                 x, y, z = values
                 values = (round(x, SCALE_DIGITS), round(y, SCALE_DIGITS), round(z, SCALE_DIGITS))
             out.append(values)
@@ -325,7 +329,8 @@ def _bone_key(obj: bpy.types.Object, session: RigSession, watched: tuple[str, ..
     pose_bones = obj.pose.bones
     bones = armature_data(obj).bones
     watched_bones = [bones[name] for name in watched]
-    numbers = _numbers(watched_bones), _numbers(pose_bones[name] for name in watched)
+    written = {name for name, info in session.rig.solved.items() if info.writes_scale}
+    numbers = _numbers(watched_bones), _numbers((pose_bones[name] for name in watched), written)
     parents = tuple(p.name if (p := bone.parent) is not None else "" for bone in watched_bones)
     figure = [pose_bones[name] for name in session.rig.bones]
     settings = _each_rna_values(map(bone_settings_of, figure))
