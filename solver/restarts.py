@@ -8,17 +8,25 @@ one (small perturbations of growing size, so an animation stays on its branch
 when it can), then starts drawn uniformly within the limits. Every start is
 projected onto the feasible set, and the sequence depends only on the seed.
 
-Work happens in the optimiser's scaled variables (:class:`~solver.scale.ScaledProblem`),
-where a radius means radians for revolute joints and multiples of the
-characteristic length for prismatic ones.
+The search ends at the first answer that meets every goal, when the restarts or the time
+run out, or when the restarts keep agreeing (:class:`Agreement`): while the best answer so
+far is a free Kuhn-Tucker point (no limit or inequality row holds it: the gradient itself
+vanishes there), :data:`AGREEING` restarts in a row that end at a Kuhn-Tucker point no
+better than it (``G`` lower by less than :data:`AGREEMENT` of it) make it the answer, the
+closest reachable pose. A restart that ends lower starts the count again, and so does one
+that stops anywhere but at a Kuhn-Tucker point (the iteration or time limit, no progress).
+An answer that a limit holds is never settled this way: the limit may hide a reachable goal
+on its other side (a shoulder at its limit with the elbow bent the wrong way), which only
+the full search finds; a free stationary point is the goals' own compromise (an arm
+stretched towards a target out of its reach).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .linear import project
-from .optimizer import Outcome
+from .linear import LinearSystem, project
+from .optimizer import Outcome, Status
 from .scale import ScaledProblem
 
 #: Size (scaled units) of the nudge off the point where a run stopped.
@@ -32,6 +40,51 @@ NEAR_RADII = (0.1, 0.3)
 #: answers that both miss a goal are compared: an answer that jumps away must
 #: lower the scaled objective by more than this times the jump squared.
 CONTINUITY = 1e-3
+
+
+#: Restarts in a row that agree with the best answer (see :class:`Agreement`) after which the
+#: search stops (bench/restart_agreement.py has the measurements behind it).
+AGREEING = 5
+
+#: Relative tolerance on the objective within which a restart's Kuhn-Tucker point is "no
+#: better" than the best answer.
+AGREEMENT = 1e-6
+
+
+class Agreement:
+    """How many restarts in a row ended at a Kuhn-Tucker point no better than a free best.
+
+    :meth:`record` each restart's outcome against the best answer *before* it; the search
+    is :attr:`settled` once :data:`AGREEING` restarts in a row agreed.
+
+    Args:
+        system: the rows of the solve (``equality`` marks the rows that are always active).
+    """
+
+    def __init__(self, system: LinearSystem) -> None:
+        self.inequality = ~np.asarray(system.equality, dtype=bool)
+        self.count = 0
+
+    def free(self, outcome: Outcome) -> bool:
+        """``outcome`` ended at a Kuhn-Tucker point that no inequality row holds."""
+        held = any(self.inequality[i] for i in outcome.active)
+        return outcome.status == Status.KUHN_TUCKER and not held
+
+    def record(self, outcome: Outcome, best: Outcome) -> None:
+        """Count ``outcome`` if it agrees with ``best`` (the best answer before it), else
+        start counting again."""
+        f, lowest = outcome.evaluation.f, best.evaluation.f
+        agrees = (
+            self.free(best)
+            and outcome.status == Status.KUHN_TUCKER
+            and f >= lowest - AGREEMENT * abs(lowest)
+        )
+        self.count = self.count + 1 if agrees else 0
+
+    @property
+    def settled(self) -> bool:
+        """Enough restarts in a row agreed: the best answer stands."""
+        return self.count >= AGREEING
 
 
 class StartSampler:

@@ -13,13 +13,13 @@ from .conditioning import PoseJacobians
 from .constraint import Constraint, constraint_list
 from .errors import InvalidInputError
 from .figure import Figure
-from .linear import LinearSystem, coordinate_system, project
+from .linear import LinearSystem, coordinate_system, only_point, project
 from .methods import METHODS, Method, MethodOptions, make_method
 from .methods.analytic_start import AnalyticStart
 from .optimizer import Outcome, Status
 from .options import SolverOptions
 from .problem import Problem
-from .restarts import StartSampler, better
+from .restarts import Agreement, StartSampler, better
 from .result import IKResult, Residual, stop_message
 from .scale import ScaledEvaluation, ScaledProblem, characteristic_length
 from .step_bound import MaxChange, binds, bounded, checked
@@ -223,7 +223,12 @@ class Solver:
         callback: Callable[[np.ndarray, float], None] | None,
         deadline: float | None,
     ) -> tuple[Outcome[ScaledEvaluation], int, int]:
-        """Restart after a run that misses a goal; the best run, total iterations, restarts."""
+        """Restart after a run that misses a goal; the best run, total iterations, restarts.
+
+        No restart when the miss is a step bound's (``max_change``) or when the answer is
+        the only feasible point (no start can lead elsewhere); the search stops when the
+        restarts keep agreeing (:class:`~solver.restarts.Agreement`).
+        """
         nit, tries = outcome.nit, 0
         best = outcome
         if (
@@ -231,9 +236,11 @@ class Solver:
             or best.evaluation.reached
             or not self.restarts
             or binds(scaled.system, best.active)
+            or (best.converged and only_point(scaled.system, best.y))
         ):
             return best, nit, tries
         sampler = StartSampler(scaled, z0, self.seed)
+        agreement = Agreement(scaled.system)
 
         def out_of_time(last: Outcome[ScaledEvaluation]) -> bool:
             return last.status == Status.TIME_LIMIT or (
@@ -246,11 +253,18 @@ class Solver:
             outcome = self._run(scaled, sampler.nudge(best.y), callback, deadline)
             nit += outcome.nit
             tries += 1
+            agreement.record(outcome, best)
             best = better(best, outcome, z0)
-        while not best.evaluation.reached and tries < self.restarts and not out_of_time(outcome):
+        while (
+            not best.evaluation.reached
+            and tries < self.restarts
+            and not out_of_time(outcome)
+            and not agreement.settled
+        ):
             outcome = self._run(scaled, sampler.next(), callback, deadline)
             nit += outcome.nit
             tries += 1
+            agreement.record(outcome, best)
             best = better(best, outcome, z0)
         return best, nit, tries
 

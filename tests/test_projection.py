@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Constraint, EndEffector, Figure, InfeasibleError, PositionGoal, solve
-from solver.linear import LinearSystem, project
+from solver.linear import LinearSystem, only_point, project
 from solver.projection import least_distance
+from tests.solver_checks import planar_arm
 
 
 def brute_force(system: LinearSystem, v: np.ndarray) -> np.ndarray:
@@ -118,11 +119,7 @@ def test_a_solve_in_a_thin_wedge_goes_on() -> None:
     """Issue 18: the planar 2-link arm with a + b <= 0.5 and a + (1 + 1e-7) b >= 0.5 - 1e-9
     raised InfeasibleError; it is solved: the tip's closest point on the circle that
     a + b = 0.5 leaves it, the rows held."""
-    fig = Figure()
-    fig.add_segment("upper")
-    fig.add_revolute("upper", "z", name="a")
-    fig.add_segment("lower", parent="upper", translation=(1.0, 0.0, 0.0))
-    fig.add_revolute("lower", "z", name="b")
+    fig = planar_arm()
     fig.add_linear_constraint({"a": 1.0, "b": 1.0}, upper=0.5)
     fig.add_linear_constraint({"a": 1.0, "b": 1.0 + 1e-7}, lower=0.5 - 1e-9)
     target = np.array([1.0, 1.0, 0.0])
@@ -136,6 +133,26 @@ def test_a_solve_in_a_thin_wedge_goes_on() -> None:
         assert abs(result.residuals[0].distance - closest) <= 1e-6
         a, b = result.x
         assert a + b <= 0.5 + 1e-12 and a + (1.0 + 1e-7) * b >= 0.5 - 1e-9 - 1e-12
+
+
+@pytest.mark.parametrize(
+    ("rows", "equality", "alone"),
+    [
+        ([[1, 0], [0, 1]], [False, False], False),  # a corner of a quadrant: (-1, -1) is free
+        ([[1, 0], [0, 1], [-1, -1]], [False, False, False], True),
+        ([[1, 1], [1, 0]], [True, False], False),  # along the equality, x decreasing
+        ([[1, 1], [1, 0], [-1, 0]], [True, False, False], True),
+        ([[1, 0], [0, 1], [-1, -1], [1, 1]], [False, False, False, False], True),
+    ],
+)
+def test_only_point_is_decided_by_the_rows_through_it(
+    rows: list[list[float]], equality: list[bool], alone: bool
+) -> None:
+    """``only_point``: no feasible direction at the point, so no other start leads elsewhere."""
+    a = np.array(rows, dtype=float)
+    unit = a / np.linalg.norm(a, axis=1)[:, None]
+    system = LinearSystem(unit, np.zeros(len(a)), np.array(equality), ["r"] * len(a))
+    assert only_point(system, np.zeros(2)) is alone
 
 
 def test_infeasible_rows_are_named() -> None:
