@@ -162,6 +162,8 @@ def only_point(system: LinearSystem, v: np.ndarray) -> bool:
     ``{v}``: no other start can lead anywhere else.
     """
     n = len(v)
+    if n == 0:
+        return True  # no variables: the one point there is
     slack = system.A @ v - system.b
     tight = system.equality | (np.abs(slack) <= FEASIBILITY_TOLERANCE * (1.0 + np.abs(system.b)))
     rows = system.A[tight]

@@ -103,8 +103,14 @@ class Solver:
             time limit allows (:mod:`solver.restarts`): first near the start
             (small perturbations, so an animation keeps its branch and a
             singular start is left), then uniformly within the limits. The
-            search stops at the first start that meets every goal; otherwise
-            the best answer is kept, weighted towards continuity. The first
+            search stops at the first start that meets every goal, or when the
+            restarts agree: while the best answer is a Kuhn-Tucker point that no
+            limit holds, ``solver.restarts.AGREEING`` (5) restarts in a row that
+            end at a Kuhn-Tucker point no better than it (``G`` lower by less than
+            ``solver.restarts.AGREEMENT``, 1e-6, of it) make it the answer (a lower
+            one starts the count again); none runs when the answer is the only
+            feasible point. Otherwise the best answer is kept, weighted towards
+            continuity. The first
             restart after a Kuhn-Tucker stop that misses is a tiny nudge of
             the stopping point (it leaves saddles and maxima such as a
             straight, singular chain). 0: one local run, never moving away
