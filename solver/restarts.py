@@ -19,6 +19,10 @@ An answer that a limit holds is never settled this way: the limit may hide a rea
 on its other side (a shoulder at its limit with the elbow bent the wrong way), which only
 the full search finds; a free stationary point is the goals' own compromise (an arm
 stretched towards a target out of its reach).
+
+Work happens in the optimiser's scaled variables (:class:`~solver.scale.ScaledProblem`),
+where a radius means radians for revolute joints and multiples of the
+characteristic length for prismatic ones.
 """
 
 from __future__ import annotations
