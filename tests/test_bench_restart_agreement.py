@@ -25,6 +25,6 @@ def test_a_row_compares_the_default_answer_with_the_full_search() -> None:
     assert restarts.AGREEING == saved
     row = run_row(issue_arm(), False, 1, log=lambda _: None)
     assert row.reachable[0].success and not row.default[0].success
-    assert row.default[0].restarts == restarts.AGREEING  # the stretched arm is a free point
+    assert row.default[0].restarts == restarts.AGREEING  # out of reach: agreeing restarts end it
     assert row.full[0].restarts == 100
     assert row.differing() == []
