@@ -24,6 +24,7 @@ from ._checks import (
 )
 from .errors import FrozenError, InvalidInputError
 from .goals.base import Goal
+from .goals.orientation import check_independent
 
 
 def _read_only(array: np.ndarray | None) -> np.ndarray | None:
@@ -39,7 +40,8 @@ class EndEffector:
         segment: name of the end-effector segment.
         point: (3,) point in the segment's local frame, scene units.
         x, y: optional (3,) local unit directions (normalised). Orientation
-            goals align them with the goal's x/y; an aim goal aims ``x``.
+            goals align them with the goal's x/y; an aim goal aims ``x``. Given
+            both, they must not be (anti)parallel (they would fix no orientation).
     """
 
     __slots__ = ("point", "segment", "x", "y")
@@ -60,6 +62,7 @@ class EndEffector:
                 None if value is None else unit_vector(value, f"end-effector {axis} on {segment!r}")
             )
             init(self, axis, _read_only(vector))
+        check_independent(self.x, self.y, f"EndEffector on {segment!r}")
 
     @classmethod
     def from_matrix(cls, segment: str, matrix: object) -> EndEffector:

@@ -212,6 +212,13 @@ class Figure:
             The parameter names.
         """
         non_empty_name(name, "group name")
+        if any(g.name == name for g in self._groups):
+            raise InvalidInputError(f"group {name!r} already exists; give the group another name")
+        if name in self._joint_index:
+            raise InvalidInputError(
+                f"group {name!r}: a joint has that name (set_limits({name!r}) would be "
+                "ambiguous); give the group another name"
+            )
         if isinstance(joints, str) or not isinstance(joints, Sequence):
             raise InvalidInputError(f"group {name!r}: joints must be a list of joint names")
         indices = [self.joint_index(j) for j in joints]
@@ -233,6 +240,12 @@ class Figure:
         if not np.all(np.isfinite(m)):
             raise InvalidInputError(f"group {name!r}: matrix contains NaN or infinity")
         p = m.shape[1]
+        for k in range(p):
+            if f"{name}[{k}]" in self._joint_index:
+                raise InvalidInputError(
+                    f"group {name!r}: its parameter {name}[{k}] is named like a joint; "
+                    "give the group another name"
+                )
         lo = per_item(lower, p, f"group {name!r} lower")
         hi = per_item(upper, p, f"group {name!r} upper")
         rig = per_item(rigidity, p, f"group {name!r} rigidity")
@@ -336,6 +349,11 @@ class Figure:
         joint_name = name or f"{segment}.{len(self._segments[s].joints)}"
         if joint_name in self._joint_index:
             raise InvalidInputError(f"joint {joint_name!r} already exists")
+        if joint_name in self._group_names():
+            raise InvalidInputError(
+                f"joint {joint_name!r}: a group or group parameter has that name; "
+                "give the joint another name"
+            )
         lo, hi = limit_pair(lower, upper, f"joint {joint_name!r}")
         rig = rigidity_value(rigidity, f"joint {joint_name!r}")
         u = unit_vector(axis, f"joint {joint_name!r} axis")
@@ -350,13 +368,26 @@ class Figure:
         for cached in ("kinematics", "coupling", "coordinate_names", "joint_names"):
             self.__dict__.pop(cached, None)
 
+    def _group_names(self) -> set[str]:
+        """Every group's name and its parameters' names ``group[k]``."""
+        names = {g.name for g in self._groups}
+        names.update(f"{g.name}[{k}]" for g in self._groups for k in range(g.matrix.shape[1]))
+        return names
+
     def _parameter(self, name: str) -> tuple[JointGroup, int]:
+        """The group and index ``k`` of the parameter called ``name`` (``group[k]``)."""
         for group in self._groups:
             prefix = f"{group.name}["
             if name.startswith(prefix) and name.endswith("]"):
-                k = int(name[len(prefix) : -1])
-                if 0 <= k < group.matrix.shape[1]:
-                    return group, k
+                p = group.matrix.shape[1]
+                index = name[len(prefix) : -1]
+                for k in range(p):
+                    if index == str(k):
+                        return group, k
+                has = f"{group.name}[0]" + (f" to {group.name}[{p - 1}]" if p > 1 else " only")
+                raise UnknownNameError(
+                    f"the figure has no group parameter {name!r}: group {group.name!r} has {has}"
+                )
         raise UnknownNameError(f"the figure has no joint or group parameter {name!r}")
 
     # ------------------------------------------------------------------ queries

@@ -150,6 +150,33 @@ def project(system: LinearSystem, v: np.ndarray, what: str = "the joint limits")
     return result.x
 
 
+def only_point(system: LinearSystem, v: np.ndarray) -> bool:
+    """Whether ``v`` (n,) is the only point satisfying ``system`` (unit rows).
+
+    The rows through ``v`` (within :data:`FEASIBILITY_TOLERANCE`) leave no feasible
+    direction when every direction is a non-negative combination of their normals (the
+    multipliers of a Kuhn-Tucker point exist whatever the gradient): checked for the
+    ``2 n`` directions ``+-e_k``, each being its own projection's multiplier test (the
+    projection of ``+-e_k`` onto the cone ``{d : A_tight d <= 0}`` is 0 exactly when it
+    is such a combination). A convex feasible set with no feasible direction at ``v`` is
+    ``{v}``: no other start can lead anywhere else.
+    """
+    n = len(v)
+    if n == 0:
+        return True  # no variables: the one point there is
+    slack = system.A @ v - system.b
+    tight = system.equality | (np.abs(slack) <= FEASIBILITY_TOLERANCE * (1.0 + np.abs(system.b)))
+    rows = system.A[tight]
+    if len(rows) < n or np.linalg.matrix_rank(rows) < n:
+        return False  # a direction along which every tight row is constant is feasible
+    zero, equality = np.zeros(len(rows)), system.equality[tight]
+    for direction in np.vstack([np.eye(n), -np.eye(n)]):
+        along = least_distance(rows, zero, equality, direction)
+        if not along.feasible or float(np.abs(along.x).max()) > 1e-9:
+            return False
+    return True
+
+
 def project_feasible(figure: Figure, coords: np.ndarray) -> np.ndarray:
     """Coordinates moved into ``figure``'s feasible set (nearest point)."""
     return project(coordinate_system(figure), np.asarray(coords, dtype=float))

@@ -9,6 +9,12 @@ dropping a row whose multiplier would turn negative. Each step is exact, so the
 answer is the projection up to round-off (no tolerance is left over as with
 alternating projections), and an empty feasible set is detected exactly: a
 violated row that the active rows span with multipliers that cannot be relaxed.
+
+Nearly parallel rows are the one place where round-off decides: a violated row
+within :data:`SPANNED` of the active rows' span cannot be stepped on, and it then
+counts as holding if its violation is within :data:`FEASIBLE_WITHIN` (a thin wedge
+between two rows whose right-hand sides differ at that level is feasible); only a
+larger violation is a conflict.
 """
 
 from __future__ import annotations
@@ -19,6 +25,16 @@ import numpy as np
 
 #: Row violation (relative to ``1 + |b_i|``) treated as round-off when choosing rows.
 VIOLATION_TOLERANCE = 1e-12
+
+#: Violation (relative to ``1 + |b_i|``, unit rows) within which a row that the active rows
+#: span counts as holding: feasibility is decided to this tolerance, not to round-off
+#: (``solver.linear.FEASIBILITY_TOLERANCE``).
+FEASIBLE_WITHIN = 1e-9
+
+#: ``|P n|^2 / |n|^2`` below which a violated row counts as spanned by the active ones
+#: (angle 1e-10 rad): a step along ``P n`` would be round-off. Rows at a larger angle
+#: are stepped on exactly, however thin the wedge between them.
+SPANNED = 1e-20
 
 
 @dataclass
@@ -63,6 +79,7 @@ def least_distance(A: np.ndarray, b: np.ndarray, equality: np.ndarray, v: np.nda
     u = np.zeros(0)  # multipliers of the active rows (>= 0 for inequalities)
     scale = 1.0 + np.abs(b)
     pending_equalities = [i for i in range(len(b)) if equality[i]]
+    tolerated: list[int] = []  # spanned rows that held within FEASIBLE_WITHIN when chosen
     for _ in range(10 * len(b) + 10):
         slack = b - A @ x  # >= 0 where a row holds
         if pending_equalities:
@@ -77,6 +94,9 @@ def least_distance(A: np.ndarray, b: np.ndarray, equality: np.ndarray, v: np.nda
         else:
             violated = np.where(equality, -np.inf, -slack / np.maximum(norms, 1e-300) / scale)
             violated[active] = -np.inf
+            if tolerated:  # they hold within the tolerance until later steps push them out
+                within = violated[tolerated] <= FEASIBLE_WITHIN
+                violated[tolerated] = np.where(within, -np.inf, violated[tolerated])
             p = int(np.argmax(violated)) if len(b) else -1
             if p < 0 or violated[p] <= VIOLATION_TOLERANCE:
                 return Projection(_polish(A, b, equality, active, v, x), True, [])
@@ -92,9 +112,12 @@ def least_distance(A: np.ndarray, b: np.ndarray, equality: np.ndarray, v: np.nda
                 if u[k] / r[k] < t1:
                     t1, k_drop = u[k] / r[k], k
             s_p = float(n_p @ x) - c_p
-            zz = float(z @ n_p)
-            t2 = -s_p / zz if zz > 1e-14 * float(n_p @ n_p) else np.inf
+            zz = _curvature(z, n_p)
+            t2 = -s_p / zz if np.isfinite(zz) else np.inf
             if not np.isfinite(t1) and not np.isfinite(t2):
+                if -s_p <= FEASIBLE_WITHIN * scale[p] * norms[p]:
+                    tolerated.append(p)  # spanned, and holds within the tolerance
+                    break
                 return Projection(x, False, [*active, p])
             t = min(t1, t2)
             if np.isfinite(t2):
@@ -108,6 +131,22 @@ def least_distance(A: np.ndarray, b: np.ndarray, equality: np.ndarray, v: np.nda
             active.pop(k_drop)
             u = np.delete(u, k_drop)
     return Projection(x, False, active)
+
+
+def _curvature(z: np.ndarray, n_p: np.ndarray) -> float:
+    """``z . n_p = |z|^2`` for the step ``z = P n_p``, or inf if row ``n_p`` is spanned.
+
+    Beyond the old threshold (``z . n_p > 1e-14 |n_p|^2``) the product is used as it is.
+    Below it, ``z`` is tiny and its round-off component along ``n_p`` (~1e-16) swamps
+    ``z . n_p``, so the exact equal ``z . z`` is used down to :data:`SPANNED`: nearly
+    parallel rows are stepped on instead of being called a conflict.
+    """
+    nn = float(n_p @ n_p)
+    zz = float(z @ n_p)
+    if zz > 1e-14 * nn:
+        return zz
+    zz = float(z @ z)
+    return zz if zz > SPANNED * nn else np.inf
 
 
 def _violation(A: np.ndarray, b: np.ndarray, equality: np.ndarray, x: np.ndarray) -> float:

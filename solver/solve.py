@@ -13,13 +13,14 @@ from .conditioning import PoseJacobians
 from .constraint import Constraint, constraint_list
 from .errors import InvalidInputError
 from .figure import Figure
-from .linear import LinearSystem, coordinate_system, project
+from .linear import LinearSystem, coordinate_system, only_point, project
 from .methods import METHODS, Method, MethodOptions, make_method
 from .methods.analytic_start import AnalyticStart
 from .optimizer import Outcome, Status
 from .options import SolverOptions
 from .problem import Problem
-from .restarts import StartSampler, better
+from .reach_bound import out_of_reach
+from .restarts import Agreement, StartSampler, better
 from .result import IKResult, Residual, stop_message
 from .scale import ScaledEvaluation, ScaledProblem, characteristic_length
 from .step_bound import MaxChange, binds, bounded, checked
@@ -103,8 +104,13 @@ class Solver:
             time limit allows (:mod:`solver.restarts`): first near the start
             (small perturbations, so an animation keeps its branch and a
             singular start is left), then uniformly within the limits. The
-            search stops at the first start that meets every goal; otherwise
-            the best answer is kept, weighted towards continuity. The first
+            search stops at the first start that meets every goal, or, when a
+            goal is out of reach whatever the pose (``solver.reach_bound``), once
+            the restarts agree: ``solver.restarts.AGREEING`` (5) restarts in a row
+            that end at a Kuhn-Tucker point no better than the best (``G`` lower by
+            less than ``solver.restarts.AGREEMENT``, 1e-6, of it; a lower one starts
+            the count again). None runs when the answer is the only feasible point.
+            Otherwise the best answer is kept, weighted towards continuity. The first
             restart after a Kuhn-Tucker stop that misses is a tiny nudge of
             the stopping point (it leaves saddles and maxima such as a
             straight, singular chain). 0: one local run, never moving away
@@ -223,7 +229,13 @@ class Solver:
         callback: Callable[[np.ndarray, float], None] | None,
         deadline: float | None,
     ) -> tuple[Outcome[ScaledEvaluation], int, int]:
-        """Restart after a run that misses a goal; the best run, total iterations, restarts."""
+        """Restart after a run that misses a goal; the best run, total iterations, restarts.
+
+        No restart when the miss is a step bound's (``max_change``) or when the answer is
+        the only feasible point (no start can lead elsewhere); when a goal is out of reach
+        whatever the pose, the search stops once the restarts keep agreeing
+        (:class:`~solver.restarts.Agreement`).
+        """
         nit, tries = outcome.nit, 0
         best = outcome
         if (
@@ -231,9 +243,14 @@ class Solver:
             or best.evaluation.reached
             or not self.restarts
             or binds(scaled.system, best.active)
+            or (best.converged and only_point(scaled.system, best.y))
         ):
             return best, nit, tries
         sampler = StartSampler(scaled, z0, self.seed)
+        # Only a goal out of reach whatever the pose lets agreeing restarts end the search.
+        problem = scaled.problem
+        settles = out_of_reach(problem.figure, problem.constraints, problem.tolerance)
+        agreement = Agreement()
 
         def out_of_time(last: Outcome[ScaledEvaluation]) -> bool:
             return last.status == Status.TIME_LIMIT or (
@@ -246,11 +263,18 @@ class Solver:
             outcome = self._run(scaled, sampler.nudge(best.y), callback, deadline)
             nit += outcome.nit
             tries += 1
+            agreement.record(outcome, best)
             best = better(best, outcome, z0)
-        while not best.evaluation.reached and tries < self.restarts and not out_of_time(outcome):
+        while (
+            not best.evaluation.reached
+            and tries < self.restarts
+            and not out_of_time(outcome)
+            and not (settles and agreement.settled)
+        ):
             outcome = self._run(scaled, sampler.next(), callback, deadline)
             nit += outcome.nit
             tries += 1
+            agreement.record(outcome, best)
             best = better(best, outcome, z0)
         return best, nit, tries
 

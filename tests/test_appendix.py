@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from solver import Constraint, EndEffector, Figure, PositionGoal, Solver
 from solver.line_search import DELTA1, DELTA2, powell_search
-from solver.linear import LinearSystem
+from solver.linear import LinearSystem, coordinate_system, project
 from solver.optimizer import HESSIANS, GaussNewtonHybrid, Status, make_strategy, minimize
 from solver.optimizer.active_set import ActiveSet
 from solver.optimizer.hessian import (
@@ -513,3 +513,20 @@ def test_a_figure_at_a_vertex_of_many_rows_does_not_burn_its_budget(seed: int) -
     result = solver.solve(initial=start)
     assert result.status in (Status.KUHN_TUCKER, Status.NO_PROGRESS, Status.GOAL_REACHED)
     assert result.nit < 50
+
+
+@pytest.mark.parametrize("seed", [1, 30])
+def test_a_start_that_is_the_only_feasible_point_is_decided_at_once(seed: int) -> None:
+    """Issue 18: six rows through the start leave it the only feasible point (every other
+    point projects onto it). With the default options the restarts ran anyway (99-100 of
+    them, 12-29 iterations of round-off moves); the multiplier test of the rows through
+    the answer says that no start can lead elsewhere, so the first run's answer stands."""
+    fig, constraint, start = _chain_at_a_vertex(seed)
+    system = coordinate_system(fig)
+    rng = np.random.default_rng(seed)
+    for _ in range(5):
+        assert np.allclose(project(system, start + rng.normal(size=len(start))), start)
+    result = Solver(fig, [constraint], time_limit=None).solve(initial=start)
+    assert result.status == Status.KUHN_TUCKER
+    assert result.restarts == 0 and result.nit == 0
+    assert np.allclose(result.x, start, atol=1e-12)

@@ -177,6 +177,51 @@ def test_duplicate_names_are_rejected() -> None:
         fig.add_revolute("lower", (1, 0, 0), name="hinge")
 
 
+@pytest.mark.parametrize("name", ["g[x]", "g[1]", "g[01]", "g[]", "g[-0]"])
+def test_a_bad_group_index_is_an_unknown_name(name: str) -> None:
+    """Not a raw ``ValueError: invalid literal for int()``: the name and the group's range."""
+    fig = arm()
+    fig.add_group("g", ["hinge", "elbow"], [[1.0], [1.0]])
+    message = r"no group parameter 'g\[.*'g' has g\[0\] only"
+    with pytest.raises(UnknownNameError, match=message):
+        fig.set_limits(name, -1.0, 1.0)
+    with pytest.raises(UnknownNameError, match=message):
+        fig.set_rigidity(name, 0.5)
+
+
+def test_a_group_name_is_given_once() -> None:
+    """Two groups named alike would give two coordinates named alike."""
+    fig = arm()
+    fig.add_group("g", ["hinge"], [[1.0]])
+    with pytest.raises(InvalidInputError, match="group 'g' already exists"):
+        fig.add_group("g", ["elbow"], [[1.0]])
+    assert fig.coordinate_names == ("elbow", "g[0]")
+
+
+def test_groups_and_joints_are_not_named_alike() -> None:
+    """``set_limits(name)`` names one thing: a group named like a joint, a parameter named
+    like a joint, or a joint named like a group or parameter is refused."""
+    fig = arm()
+    with pytest.raises(InvalidInputError, match="group 'hinge': a joint has that name"):
+        fig.add_group("hinge", ["elbow"], [[1.0]])
+    fig.add_segment("hand", parent="lower", translation=(1.0, 0.0, 0.0))
+    fig.add_revolute("hand", (0, 0, 1), name="w[0]")
+    with pytest.raises(InvalidInputError, match=r"parameter w\[0\] is named like a joint"):
+        fig.add_group("w", ["elbow"], [[1.0]])
+    fig.add_group("g", ["elbow"], [[1.0]])
+    for name in ("g", "g[0]"):
+        with pytest.raises(InvalidInputError, match="a group or group parameter has that name"):
+            fig.add_revolute("hand", (0, 1, 0), name=name)
+    assert fig.coordinate_names == ("hinge", "w[0]", "g[0]")
+
+
+@pytest.mark.parametrize("y", [(2.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (1.0, 1e-10, 0.0)])
+def test_an_effector_with_parallel_axes_is_rejected(y: tuple[float, float, float]) -> None:
+    """Two parallel directions fix no orientation (as on an orientation goal)."""
+    with pytest.raises(InvalidInputError, match="EndEffector on 'lower': x and y are parallel"):
+        EndEffector("lower", (1, 0, 0), x=(1, 0, 0), y=y)
+
+
 @pytest.mark.parametrize("bad", [0, 1, "no", None, np.array([False])])
 def test_inherit_rotation_must_be_a_bool_and_nothing_is_added(bad: object) -> None:
     fig = arm()

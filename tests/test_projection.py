@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Constraint, EndEffector, Figure, InfeasibleError, PositionGoal, solve
-from solver.linear import LinearSystem, project
+from solver.linear import LinearSystem, only_point, project
 from solver.projection import least_distance
+from tests.solver_checks import planar_arm
 
 
 def brute_force(system: LinearSystem, v: np.ndarray) -> np.ndarray:
@@ -84,6 +85,74 @@ def test_acute_cone_is_not_reported_infeasible() -> None:
     system = LinearSystem(a, np.zeros(2), np.zeros(2, dtype=bool), ["r1", "r2"])
     x = project(system, np.array([0.0, -5.0]))
     assert np.allclose(x, 0.0, atol=1e-15)
+
+
+def _pair(tilt: float, lower: float) -> LinearSystem:
+    """``a + b <= 0.5`` and ``a + (1 + tilt) b >= lower`` (issue 18's thin wedge)."""
+    rows = np.array([[1.0, 1.0], [-1.0, -(1.0 + tilt)]])
+    return LinearSystem(rows, np.array([0.5, -lower]), np.zeros(2, dtype=bool), ["hi", "lo"])
+
+
+@pytest.mark.parametrize("start", [(0.0, 0.0), (1.0, -2.0), (3.0, 3.0), (-50.0, 40.0)])
+def test_a_thin_wedge_of_nearly_parallel_rows_is_feasible(start: tuple[float, float]) -> None:
+    """Rows 1e-7 apart in direction admit a wedge (b >= -0.01 on a + b = 0.5); the
+    projection steps into it exactly (it used to call the rows conflicting)."""
+    system = _pair(1e-7, 0.5 - 1e-9)
+    x = project(system, np.array(start))
+    assert system.violation(x).max() <= 1e-12
+    assert np.allclose(x, brute_force(system, np.array(start)), atol=1e-6)
+
+
+def test_parallel_rows_conflict_only_beyond_the_feasibility_tolerance() -> None:
+    """Exactly parallel rows 1e-10 apart (round-off of a user's numbers) are feasible within
+    the tolerance; 1e-6 apart, or 1e-12 apart in direction with no wedge near, they
+    conflict and are named."""
+    x = project(_pair(0.0, 0.5 + 1e-10), np.array([1.0, -2.0]))
+    assert _pair(0.0, 0.5 + 1e-10).violation(x).max() <= 1e-9
+    for system in (_pair(0.0, 0.5 + 1e-6), _pair(1e-12, 0.5 + 1e-6)):
+        for start in ((0.0, 0.0), (3.0, 3.0)):
+            with pytest.raises(InfeasibleError, match=r"conflicting: (hi, lo|lo, hi)"):
+                project(system, np.array(start))
+
+
+def test_a_solve_in_a_thin_wedge_goes_on() -> None:
+    """Issue 18: the planar 2-link arm with a + b <= 0.5 and a + (1 + 1e-7) b >= 0.5 - 1e-9
+    raised InfeasibleError; it is solved: the tip's closest point on the circle that
+    a + b = 0.5 leaves it, the rows held."""
+    fig = planar_arm()
+    fig.add_linear_constraint({"a": 1.0, "b": 1.0}, upper=0.5)
+    fig.add_linear_constraint({"a": 1.0, "b": 1.0 + 1e-7}, lower=0.5 - 1e-9)
+    target = np.array([1.0, 1.0, 0.0])
+    goal = Constraint(EndEffector("lower", (1.0, 0.0, 0.0)), PositionGoal(target), name="tip")
+    for start in ((0.0, 0.0), (1.0, -2.0)):
+        result = solve(fig, [goal], initial=start)
+        assert result.converged and not result.success
+        # The forearm points along a + b = 0.5: the tip is on a unit circle about its elbow.
+        centre = np.array([np.cos(0.5), np.sin(0.5), 0.0])
+        closest = 1.0 - float(np.linalg.norm(target - centre))
+        assert abs(result.residuals[0].distance - closest) <= 1e-6
+        a, b = result.x
+        assert a + b <= 0.5 + 1e-12 and a + (1.0 + 1e-7) * b >= 0.5 - 1e-9 - 1e-12
+
+
+@pytest.mark.parametrize(
+    ("rows", "equality", "alone"),
+    [
+        ([[1, 0], [0, 1]], [False, False], False),  # a corner of a quadrant: (-1, -1) is free
+        ([[1, 0], [0, 1], [-1, -1]], [False, False, False], True),
+        ([[1, 1], [1, 0]], [True, False], False),  # along the equality, x decreasing
+        ([[1, 1], [1, 0], [-1, 0]], [True, False, False], True),
+        ([[1, 0], [0, 1], [-1, -1], [1, 1]], [False, False, False, False], True),
+    ],
+)
+def test_only_point_is_decided_by_the_rows_through_it(
+    rows: list[list[float]], equality: list[bool], alone: bool
+) -> None:
+    """``only_point``: no feasible direction at the point, so no other start leads elsewhere."""
+    a = np.array(rows, dtype=float)
+    unit = a / np.linalg.norm(a, axis=1)[:, None]
+    system = LinearSystem(unit, np.zeros(len(a)), np.array(equality), ["r"] * len(a))
+    assert only_point(system, np.zeros(2)) is alone
 
 
 def test_infeasible_rows_are_named() -> None:
