@@ -6,6 +6,8 @@ on ``sys.path``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import bpy
 import numpy as np
 
@@ -60,6 +62,25 @@ def add_constraint(obj: bpy.types.Object, bone: str, target: bpy.types.Object, g
     for key, value in settings.items():
         setattr(item, key, value)
     return item
+
+
+def follow_path(
+    path: Callable[[int], tuple[float, float, float]], frames: int, goal: str = "POSITION"
+) -> tuple[bpy.types.Object, bpy.types.Object]:
+    """A 3-bone chain whose b2 follows an empty keyed at ``path(frame)`` on frames 1 to
+    ``frames`` (the scene's range), through a ``goal`` constraint; at frame 1, the chain
+    active. Returns the armature and the target."""
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, frames
+    obj = make_chain()
+    target = add_empty("T", path(1))
+    for frame in range(1, frames + 1):
+        target.location = path(frame)
+        target.keyframe_insert("location", frame=frame)
+    add_constraint(obj, "b2", target, goal)
+    scene.frame_set(1)
+    activate(obj)
+    return obj, target
 
 
 def fcurves(obj: bpy.types.Object) -> list:

@@ -12,12 +12,9 @@ import pytest
 from tests.blender.bake_support import keyframes_of
 from tests.blender.conftest import run_op, select_pose_bones, world_bone_tail
 from tests.blender.reach_scenes import (
-    activate,
-    add_constraint,
-    add_empty,
     fcurves,
+    follow_path,
     last_report,
-    make_chain,
 )
 
 FRAMES = 6
@@ -31,21 +28,12 @@ def _circle(frame: int) -> tuple[float, float, float]:
 def _rig(keyed: bool) -> bpy.types.Object:
     """A 3-bone chain reaching for a target on a circle; ``keyed``: the armature already has
     an action keying b0's scale (a channel the bake does not solve)."""
-    scene = bpy.context.scene
-    scene.frame_start, scene.frame_end = 1, FRAMES
-    obj = make_chain()
-    target = add_empty("T", _circle(1))
-    for frame in range(1, FRAMES + 1):
-        target.location = _circle(frame)
-        target.keyframe_insert("location", frame=frame)
-    add_constraint(obj, "b2", target, "POSITION")
+    obj, _ = follow_path(_circle, FRAMES)
     if keyed:
         b0 = obj.pose.bones["b0"]
         for frame, s in ((1, 1.0), (FRAMES, 1.0)):
             b0.scale = (s, s, s)
             b0.keyframe_insert("scale", frame=frame)
-    activate(obj)
-    scene.frame_set(1)
     return obj
 
 

@@ -22,6 +22,7 @@ from tests.blender.reach_scenes import (
     add_constraint,
     add_empty,
     assert_unchanged,
+    follow_path,
     last_report,
     make_chain,
     scene_state,
@@ -37,17 +38,7 @@ def _circle(frame: int) -> tuple[float, float, float]:
 
 def _follower() -> bpy.types.Object:
     """A 3-bone chain whose tail follows an empty around a circle over :data:`FRAMES`."""
-    scene = bpy.context.scene
-    scene.frame_start, scene.frame_end = 1, FRAMES
-    obj = make_chain()
-    target = add_empty("T", _circle(1))
-    for frame in range(1, FRAMES + 1):
-        target.location = _circle(frame)
-        target.keyframe_insert("location", frame=frame)
-    add_constraint(obj, "b2", target, "POSITION")
-    scene.frame_set(1)
-    activate(obj)
-    return obj
+    return follow_path(_circle, FRAMES)[0]
 
 
 # ---------------------------------------------------------------- pose scale

@@ -31,6 +31,7 @@ from tests.blender.reach_scenes import (
     bone_path,
     channel_set,
     fcurves,
+    follow_path,
     last_report,
     make_chain,
 )
@@ -50,12 +51,10 @@ def _tip_error(obj: bpy.types.Object, target: bpy.types.Object) -> float:
 
 
 def _chain_with_target(animated: bool) -> tuple[bpy.types.Object, bpy.types.Object]:
+    if animated:
+        return follow_path(_path, FRAMES)
     obj = make_chain()
     target = add_empty("T", _path(1))
-    if animated:
-        for frame in range(1, FRAMES + 1):
-            target.location = _path(frame)
-            target.keyframe_insert("location", frame=frame)
     add_constraint(obj, "b2", target, "POSITION")
     activate(obj)
     return obj, target
@@ -98,8 +97,6 @@ def test_bake_keys_play_back_on_the_target(clean_scene: bpy.types.Scene, bake_to
     """A bake to the current action, a new action or a new NLA strip: at every frame the
     played-back pose puts the tip on the target, and the keys sit where the bake said."""
     obj, target = _chain_with_target(animated=True)
-    clean_scene.frame_start, clean_scene.frame_end = 1, FRAMES
-    clean_scene.frame_set(1)
     before = obj.animation_data.action if obj.animation_data else None
     run_op(bpy.ops.reach.bake, target=bake_to)
     assert last_report(obj).satisfied
