@@ -365,9 +365,8 @@ class BakeJob:
 
     def _unfollow(self) -> None:
         """Undo :class:`.unevaluated.FollowedTargets` (the bake's muted constraints)."""
-        followed = getattr(self, "followed", None)  # None when the setup failed before
-        if followed is not None:
-            followed.release()
+        if self.followed is not None:  # None when the setup failed before following
+            self.followed.release()
 
     def finish(self) -> BakeReport:
         """Restore the frame and the pose of unkeyed channels; return the report.
