@@ -8,15 +8,17 @@ without ``bpy``.
 
 def register() -> None:
     """Register the extension's properties, operators and panels."""
-    from . import operators, panels
+    from . import operators, panels, props
 
+    props.register()
     operators.register()
     panels.register()
 
 
 def unregister() -> None:
     """Remove everything :func:`register` added, in reverse order."""
-    from . import operators, panels
+    from . import operators, panels, props
 
     panels.unregister()
     operators.unregister()
+    props.unregister()

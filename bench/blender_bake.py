@@ -7,7 +7,7 @@ Run as ``.venv/bin/python -m bench.blender_bake``. In one process:
 2. a solve at single frames of the same rig, each from the pose baked two frames earlier
    (read the scene, solve, write the pose, measure it on Blender's evaluated pose): through
    ``bpy.ops.reach.solve`` (the whole operator), through ``RigSession.solve_frame`` on the
-   session :mod:`bridge.session_cache` keeps, and on a session built for every solve;
+   session :mod:`bridge.session.kept` keeps, and on a session built for every solve;
    median and p95 of wall and CPU time (this thread's) in ms;
 3. the same motion driven by Blender's built-in IK constraints (hands and feet, same chains,
    Damped Track for the look-at) baked with ``bpy.ops.nla.bake`` (visual keying), in rounds
@@ -141,8 +141,8 @@ def _solvers(rig: object) -> dict[str, Callable[[], object]]:
     the kept session, and on a session built for every solve (the cost of the build)."""
     import bpy
 
-    cache = importlib.import_module(f"{EXTENSION}.bridge.session_cache")
-    session = importlib.import_module(f"{EXTENSION}.bridge.session")
+    cache = importlib.import_module(f"{EXTENSION}.bridge.session.kept")
+    session = importlib.import_module(f"{EXTENSION}.bridge.session.rig_session")
     args = (rig, rig.reach_ik, bpy.context.scene, bpy.context.view_layer)
 
     def operator() -> object:
@@ -191,8 +191,8 @@ def reach_keyed(rig: object) -> tuple[set[str], set[str]]:
     as ``nla.bake`` names them (``"LOCATION"``, ``"ROTATION"``, ``"SCALE"``)."""
     import bpy
 
-    keys = importlib.import_module(f"{EXTENSION}.bridge.keys")
-    build = importlib.import_module(f"{EXTENSION}.bridge.rig")
+    keys = importlib.import_module(f"{EXTENSION}.bridge.write.keys")
+    build = importlib.import_module(f"{EXTENSION}.bridge.rig.build")
     with_reach = [item.enabled for item in rig.reach_ik.constraints]
     for item in rig.reach_ik.constraints:  # the rig Reach bakes, whatever drives it now
         item.enabled = True

@@ -91,7 +91,7 @@ def blender_demo() -> str:
     rig = build_scene()
     bpy.context.view_layer.objects.active = rig
     assert bpy.ops.reach.bake() == {"FINISHED"}  # the poses each solve starts from
-    results = importlib.import_module(f"{EXTENSION}.bridge.results")
+    results = importlib.import_module(f"{EXTENSION}.bridge.session.last_report")
     solver_times, readouts, kappas, dof = [], [], [], 0
 
     def solve() -> None:

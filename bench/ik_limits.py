@@ -2,11 +2,12 @@
 
 ``python -m bench.ik_limits`` prints and writes ``bench/IK_LIMITS.md``:
 
-* per limit set, the rows of the inscribed swing polygon (``bridge.ik_limits``), the time to
+* per limit set, the rows of the inscribed swing polygon (``bridge.blender_ik.ik_limits``), the
+  time to
   build it, and how far Blender's ellipse boundary lies outside it (radians of ``(a, b)``);
 * a 3-bone chain (bones of length 1) solved to the same reachable position targets with each
   bone's limits read four ways: Blender's IK segment with the polygon refined where it holds
-  the pose (what the bridge does, ``bridge.swing_refine``), the same with the polygon alone,
+  the pose (what the bridge does, ``bridge.solve.swing_refine``), the same with the polygon alone,
   the same segment with the box of the ``a``/``b`` bounds only (no polygon rows: the
   polygon's share of the cost), and the Euler box the bridge used before (wrong meaning,
   shown for its cost). Median wall time and iterations per solve, and the share of solves
@@ -86,7 +87,7 @@ def chain(lower: tuple, upper: tuple, meaning: str) -> solver.Figure:
 
 @dataclass
 class _Bone:
-    """What :func:`bridge.swing_refine.solve_refined` reads of a solved bone."""
+    """What :func:`bridge.solve.swing_refine.solve_refined` reads of a solved bone."""
 
     name: str
     segment: ik_limits.LimitJoints
@@ -189,7 +190,7 @@ def solves(lower: tuple, upper: tuple, meaning: str, targets: np.ndarray) -> dic
 
 REFINED = "segment + polygon, refined"
 #: The options the bridge gives a Solve with the panel's defaults: half the 1e-5 tolerance,
-#: two restarts near the pose (``bridge.rig.solver_options``, ``bridge.bake.RESTARTS``).
+#: two restarts near the pose (``bridge.rig.build.solver_options`` and ``RESTARTS``).
 OPTIONS = {"tolerance": 5e-6, "restarts": 2}
 MEANINGS = (REFINED, "segment + polygon", "segment, bounds only", "euler box")
 
@@ -212,7 +213,7 @@ def main() -> None:
         "straight chain; the first (which assembles the problem) is timed apart. Solver",
         "options as the bridge sets them by default (tolerance 5e-6, half the panel's 1e-5;",
         "2 restarts; 1 s budget per solve). Rows per bone; the chain has three such bones.",
-        "`refined`: the polygon refined where it holds a missed goal (`bridge.swing_refine`,",
+        "`refined`: the polygon refined where it holds a missed goal (`bridge.solve.swing_refine`,",
         "what the bridge does; refined polygon: rows and build time around a boundary point).",
         "Boundary targets: tips of poses with every bone swung to one point of Blender's",
         "ellipse, no twist (the furthest reach that way); `max miss`:",

@@ -15,7 +15,7 @@ five constraints; the targets' animation removed so they stay where they are put
    nothing; an update that touches none of the rig's inputs costs the handler's filter
    (timed: an unrelated empty moved, Live on and off). A modal timer would instead compare the
    rig's inputs at every tick whether anything moved (timed: one
-   :func:`bridge.live_inputs.fingerprint` of the metarig), and would see a change only at its
+   :func:`bridge.live.inputs.fingerprint` of the metarig), and would see a change only at its
    next tick (up to one interval, 16.7 ms at 60 Hz, later than the handler).
 
 3. *A production rig*: the same drag of ``hand_ik.L`` on Rigify's generated human
@@ -75,7 +75,8 @@ def drag(
     rig: object, target: object, live: object | None, solver_times: list[float] | None = None
 ) -> tuple[list[float], list[float], int]:
     """Move ``target`` along the circle, one view-layer update per step, with Live on when
-    ``live`` (the installed ``bridge.live``) is given; return the update times (s), the hand's
+    ``live`` (the installed ``bridge.live.posing``) is given; return the update times (s), the
+    hand's
     distance to the target after each update (scene units) and how many live solves stopped
     at the budget; ``solver_times`` receives each live solve's solver seconds."""
     import bpy
@@ -96,7 +97,7 @@ def drag(
         stopped += live is not None and live.state_of(rig).unfinished
         if solver_times is not None:  # the solver's own seconds, from the solve's report
             solver_times.append(
-                importlib.import_module(f"{EXTENSION}.bridge.results").last(rig).seconds
+                importlib.import_module(f"{EXTENSION}.bridge.session.last_report").last(rig).seconds
             )
         tail = np.array(rig.matrix_world @ rig.pose.bones["hand.L"].tail)
         misses.append(float(np.linalg.norm(tail - np.array(target.matrix_world.translation))))
@@ -127,10 +128,10 @@ class Drag:
 
 def drag_generated(rig: object, live: object | None, out: Drag) -> None:
     """One drag of :data:`bench.rigify_rig.CONTROL` around the circle (Live on when ``live``,
-    the installed ``bridge.live``, is given), figures added to ``out``."""
+    the installed ``bridge.live.posing``, is given), figures added to ``out``."""
     import bpy
 
-    results = importlib.import_module(f"{EXTENSION}.bridge.results")
+    results = importlib.import_module(f"{EXTENSION}.bridge.session.last_report")
     rig.reach_ik.live = live is not None
     bpy.context.view_layer.update()  # the switch-on solve (a cold session) is not timed
     centre = np.array(rig.pose.bones[CONTROL].location)
@@ -205,8 +206,8 @@ def main() -> None:
     import bpy
 
     install_extension()
-    live = importlib.import_module(f"{EXTENSION}.bridge.live")
-    inputs = importlib.import_module(f"{EXTENSION}.bridge.live_inputs")
+    live = importlib.import_module(f"{EXTENSION}.bridge.live.posing")
+    inputs = importlib.import_module(f"{EXTENSION}.bridge.live.inputs")
     rig = build_scene()
     for obj in bpy.data.objects:
         if obj.type == "EMPTY":

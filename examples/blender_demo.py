@@ -51,7 +51,7 @@ def install_extension() -> None:
 
 def last_report(rig: object) -> object:
     """The installed extension's report of the last solve or bake of ``rig`` (runtime only)."""
-    results = importlib.import_module("bl_ext.user_default.reach_ik.bridge.results")
+    results = importlib.import_module("bl_ext.user_default.reach_ik.bridge.session.last_report")
     return results.last(rig)
 
 

@@ -19,12 +19,11 @@ def _operator_classes() -> list[type]:
 
 
 def register() -> None:
-    """Register property groups, preferences, operator classes, the Pose menu and keys."""
+    """Register preferences, operator classes, the Pose menu and keys."""
     import bpy
 
-    from . import keymap, live_handlers, menu, method_migration, preferences, properties, renames
+    from . import keymap, live_handlers, menu, method_migration, preferences, renames
 
-    properties.register()
     for cls in preferences.classes:
         bpy.utils.register_class(cls)
     for cls in _operator_classes():
@@ -40,7 +39,7 @@ def unregister() -> None:
     """Remove everything :func:`register` added, in reverse order."""
     import bpy
 
-    from . import keymap, live_handlers, menu, method_migration, preferences, properties, renames
+    from . import keymap, live_handlers, menu, method_migration, preferences, renames
 
     method_migration.unregister()
     live_handlers.unregister()
@@ -51,4 +50,3 @@ def unregister() -> None:
         bpy.utils.unregister_class(cls)
     for cls in reversed(preferences.classes):
         bpy.utils.unregister_class(cls)
-    properties.unregister()

@@ -17,10 +17,13 @@ from typing import TYPE_CHECKING
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 
-from ..bridge import bake, compat, keys, results
-from ..bridge.bake import BakeError, BakeJob, BakeReport, describe
+from ..bridge.bake import baking
+from ..bridge.bake.baking import BakeError, BakeJob, BakeReport, describe
+from ..bridge.blender import compat
+from ..bridge.session import last_report
+from ..bridge.write import keys
+from ..props.methods import method_items
 from . import common, modal_timer
-from .methods import method_items
 
 BAKE_MODES = (
     ("REPLACE", "Replace", "Remove the solved channels' keys inside the range, then key"),
@@ -106,7 +109,7 @@ class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
         name="Time per Frame",
         description="Longest solve of one frame (seconds); a frame that hits it keeps the best "
         "pose found and is named in the report",
-        default=bake.TIME_LIMIT,
+        default=baking.TIME_LIMIT,
         min=0.001,
         soft_max=60.0,
     )
@@ -176,7 +179,7 @@ class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
         return {"FINISHED"}
 
     def _store(self, obj: bpy.types.Object, report: BakeReport) -> None:
-        results.store(obj, report)  # runtime only: never into the (overridable) ID data
+        last_report.store(obj, report)  # runtime only: never into the (overridable) ID data
 
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         job = self._start(context)

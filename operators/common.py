@@ -9,16 +9,17 @@ from typing import TYPE_CHECKING
 import bpy
 
 from .. import solver
-from ..bridge import busy, results
-from ..bridge.editable import why_not_editable
-from ..bridge.items import NothingToDoError
-from ..bridge.settings import armature_data as armature_data  # re-exported for the operators
-from ..bridge.settings import settings_of as settings_of  # re-exported for the operators
+from ..bridge.blender import busy_armatures
+from ..bridge.blender.editable import why_not_editable
+from ..bridge.edit.constraint_list import NothingToDoError
+from ..bridge.session import last_report
+from ..props.access import armature_data as armature_data  # re-exported for the operators
+from ..props.access import settings_of as settings_of  # re-exported for the operators
 
 if TYPE_CHECKING:
     from bpy._typing.rna_enums import OperatorReturnItems, WmReportItems
 
-    from ..bridge.report import FrameReport
+    from ..bridge.measure.frame_report import FrameReport
 
 
 #: Poll messages (Blender shows them in the tooltip of a greyed-out button or menu entry).
@@ -71,7 +72,9 @@ def poll_constraints(operator: type[bpy.types.Operator], context: bpy.types.Cont
     if not settings_of(obj).constraints:
         operator.poll_message_set(NO_CONSTRAINTS)
         return False
-    if busy.is_busy(obj):  # a modal Solve or bake runs on it: a second job would interleave
+    if busy_armatures.is_busy(
+        obj
+    ):  # a modal Solve or bake runs on it: a second job would interleave
         operator.poll_message_set(BUSY)
         return False
     return True
@@ -99,7 +102,7 @@ def run(operator: bpy.types.Operator, action: Callable[[], str | FrameReport],
         report(operator, {"INFO"}, f"Reach: {outcome}")
         return {"FINISHED"}
     if keep_for is not None:
-        results.store(keep_for, outcome)
+        last_report.store(keep_for, outcome)
     report(operator, {"INFO"} if outcome.satisfied else {"WARNING"}, outcome.text())
     return {"FINISHED"}
 

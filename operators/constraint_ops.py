@@ -10,19 +10,20 @@ from typing import TYPE_CHECKING, cast
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
-from ..bridge import items
-from ..bridge.rig import RigError
-from ..bridge.session import RigSession
-from ..bridge.settings import armature_data
-from . import common, preferences
-from .properties import GOAL_TYPES
+from ..bridge.edit import constraint_list
+from ..bridge.errors import RigError
+from ..bridge.session.rig_session import RigSession
+from ..props import preferences
+from ..props.access import armature_data
+from ..props.groups import GOAL_TYPES
+from . import common
 
 GOAL_LABELS = {key: label for key, label, _description in GOAL_TYPES}
 
 if TYPE_CHECKING:
     from bpy._typing.rna_enums import OperatorReturnItems
 
-    from .properties import ReachConstraint
+    from ..props.groups import ReachConstraint
 
 
 def _bone(context: bpy.types.Context, obj: bpy.types.Object, name: str) -> str:
@@ -34,7 +35,7 @@ def _bone(context: bpy.types.Context, obj: bpy.types.Object, name: str) -> str:
             name = pb.name
         elif active is not None:
             name = active.name
-    return items.check_bone(obj, name)
+    return constraint_list.check_bone(obj, name)
 
 
 def _target(
@@ -57,12 +58,12 @@ def _add(context: bpy.types.Context, bone_name: str, target_name: str, goal_type
     extra = ""
     if target is None:
         target, extra = (
-            items.empty_at_tail(context, obj, bone, "target"),
+            constraint_list.empty_at_tail(context, obj, bone, "target"),
             " (new empty at the bone's tail)",
         )
     name = f"{bone} {GOAL_LABELS[goal_type]}"
     settings = common.settings_of(obj)
-    item = cast("ReachConstraint", items.append(settings, name, bone, target, goal_type))
+    item = cast("ReachConstraint", constraint_list.append(settings, name, bone, target, goal_type))
     preferences.apply_defaults(settings)
     return f"added '{item.name}' -> '{target.name}'{extra}{_chain_note(obj, item)}"
 
@@ -84,10 +85,10 @@ def _chain_note(obj: bpy.types.Object, item: ReachConstraint) -> str:
 def _pin(context: bpy.types.Context, bone_name: str, orientation: bool) -> str:
     obj = common.active_armature(context)
     bone = _bone(context, obj, bone_name)
-    empty = items.empty_at_tail(context, obj, bone, "pin")
+    empty = constraint_list.empty_at_tail(context, obj, bone, "pin")
     goal_type = "POSITION_ORIENTATION" if orientation else "POSITION"
     settings = common.settings_of(obj)
-    items.append(settings, f"{bone} Pin", bone, empty, goal_type)
+    constraint_list.append(settings, f"{bone} Pin", bone, empty, goal_type)
     preferences.apply_defaults(settings)
     return f"pinned '{bone}' at its current pose ('{empty.name}')"
 
@@ -134,7 +135,7 @@ class REACH_OT_constraint_remove(_ConstraintListOperator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         settings = common.settings_of(common.active_armature(context))
-        return common.run(self, lambda: items.remove_active(settings))
+        return common.run(self, lambda: constraint_list.remove_active(settings))
 
 
 class REACH_OT_constraint_move(_ConstraintListOperator):
@@ -147,7 +148,7 @@ class REACH_OT_constraint_move(_ConstraintListOperator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         settings = common.settings_of(common.active_armature(context))
-        return common.run(self, lambda: items.move_active(settings, self.direction))
+        return common.run(self, lambda: constraint_list.move_active(settings, self.direction))
 
 
 class REACH_OT_pin(_ArmatureOperator):

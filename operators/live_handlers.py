@@ -27,9 +27,10 @@ from typing import Any
 import bpy
 from bpy.app.handlers import persistent
 
-from ..bridge import busy, live
-from ..bridge.settings import settings_of
-from .preferences import live_time_budget
+from ..bridge.blender import busy_armatures
+from ..bridge.live import posing
+from ..props.access import settings_of
+from ..props.preferences import live_time_budget
 
 _RENDERING: list[bool] = []  # not empty between render_init and render_complete / cancel
 
@@ -52,7 +53,7 @@ def live_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) -> None:
     every baked frame evaluates the view layer, and with Live off (the usual case) neither
     :func:`live.on_update` nor :func:`_resume_later` would act on any object.
     """
-    if live.solving() or _rendering():
+    if posing.solving() or _rendering():
         return
     view_layer = depsgraph.view_layer
     objects = _objects(view_layer)
@@ -61,7 +62,7 @@ def live_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) -> None:
     updates = list(depsgraph.updates)
     updated = {update.id.original.session_uid for update in updates}
     edit = bpy.context.preferences.edit
-    live.on_update(objects, updated, scene, view_layer, edit, live_time_budget(),
+    posing.on_update(objects, updated, scene, view_layer, edit, live_time_budget(),
                    defer=_rebuilt(updates, updated, view_layer))  # fmt: skip
     _resume_later(view_layer)
 
@@ -70,11 +71,11 @@ def live_update(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph) -> None:
 def frame_change(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None = None) -> None:
     """Solve the armatures evaluated on frame change at the new frame (after the update, from
     a timer, when Blender rebuilt its graph in it: see the module docstring)."""
-    if live.solving() or _rendering():
+    if posing.solving() or _rendering():
         return
     view_layer = depsgraph.view_layer if depsgraph is not None else bpy.context.view_layer
     objects = _objects(view_layer)
-    if not live.frame_change_wanted(objects):  # before listing the update: a bake's frames
+    if not posing.frame_change_wanted(objects):  # before listing the update: a bake's frames
         return
     if depsgraph is not None:
         updates = list(depsgraph.updates)
@@ -83,7 +84,7 @@ def frame_change(scene: bpy.types.Scene, depsgraph: bpy.types.Depsgraph | None =
             if not bpy.app.timers.is_registered(frame_change_later):
                 bpy.app.timers.register(frame_change_later, first_interval=0.0)
             return
-    live.on_frame_change(objects, scene, view_layer)
+    posing.on_frame_change(objects, scene, view_layer)
 
 
 def frame_change_later() -> None:
@@ -101,7 +102,7 @@ def resume() -> float | None:
         return None
     objects = _objects(view_layer)
     edit = context.preferences.edit
-    again = live.resume_unfinished(objects, scene, view_layer, edit, live_time_budget())
+    again = posing.resume_unfinished(objects, scene, view_layer, edit, live_time_budget())
     return 0.0 if again else None
 
 
@@ -128,7 +129,7 @@ def _rebuilt(
 
 def _resume_later(view_layer: bpy.types.ViewLayer) -> None:
     objects = _objects(view_layer)
-    if any(settings_of(obj).live and live.state_of(obj).unfinished for obj in objects):
+    if any(settings_of(obj).live and posing.state_of(obj).unfinished for obj in objects):
         if not bpy.app.timers.is_registered(resume):
             bpy.app.timers.register(resume, first_interval=0.0)
 
@@ -140,20 +141,20 @@ def _armatures() -> list[bpy.types.Object]:
 @persistent
 def accept_restored(*_args: object) -> None:
     """After undo or redo: the restored state is taken as it is (no re-solve)."""
-    live.accept_restored(_armatures())
+    posing.accept_restored(_armatures())
 
 
 @persistent
 def accept_loaded(*_args: object) -> None:
     """After a load: the opened state is taken as it is (no re-solve)."""
-    live.accept_current(_armatures())
+    posing.accept_current(_armatures())
 
 
 @persistent
 def forget_file(*_args: object) -> None:
     """A file is being loaded: forget every armature's live state and holds."""
-    live.forget()
-    busy.clear()
+    posing.forget()
+    busy_armatures.clear()
 
 
 @persistent
@@ -204,4 +205,4 @@ def unregister() -> None:
         if bpy.app.timers.is_registered(timer):
             bpy.app.timers.unregister(timer)
     _RENDERING.clear()
-    live.forget()
+    posing.forget()

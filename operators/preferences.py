@@ -1,39 +1,25 @@
-"""Reach IK's add-on preferences (*Edit › Preferences › Add-ons › Reach IK*).
+"""Reach IK's add-on preferences (*Edit › Preferences › Add-ons › Reach IK*): the class
+Blender registers and draws.
 
-What they hold: the sidebar tab the panels live in, the defaults a new armature's Reach
-settings start from (solve method, distance and angle tolerance), the time budget of one
-live-posing update, and the overlay's colours. Everything else reads them through the
-functions here, never through ``context.preferences`` directly.
+What they hold, and the functions everything else reads them through, are in
+:mod:`props.preferences` (below the bridge and the panels); this class adds what only the
+top layer may do: moving the panels to another sidebar tab, drawing the key map.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
-
 import bpy
 from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty, StringProperty
 
-from ..bridge.rig_size import LEGACY_TOLERANCE
-from .properties import METHODS, angle_tolerance_property, tolerance_property
-
-if TYPE_CHECKING:
-    from .properties import ReachSettings
-
-#: The add-on's module name (``bl_ext.<repository>.reach_ik`` for an installed extension):
-#: Blender keys add-on preferences by it.
-ADDON_ID = (__package__ or "").rpartition(".")[0]
-
-DEFAULT_CATEGORY = "Reach"
-DEFAULT_TIME_BUDGET_MS = 16.0  # one frame at 60 fps
-REACHED_COLOR = (0.25, 0.85, 0.3, 1.0)
-MISSED_COLOR = (0.95, 0.25, 0.2, 1.0)
-UNSOLVED_COLOR = (0.85, 0.85, 0.85, 1.0)
-
-#: Settings a new armature takes from the preferences: ReachSettings name -> preference name.
-SETTING_DEFAULTS = (
-    ("method", "method"),
-    ("tolerance", "tolerance"),
-    ("angle_tolerance", "angle_tolerance"),
+from ..props.automatic import LEGACY_TOLERANCE
+from ..props.groups import METHODS, angle_tolerance_property, tolerance_property
+from ..props.preferences import (
+    ADDON_ID,
+    DEFAULT_CATEGORY,
+    DEFAULT_TIME_BUDGET_MS,
+    MISSED_COLOR,
+    REACHED_COLOR,
+    UNSOLVED_COLOR,
 )
 
 
@@ -101,33 +87,6 @@ class ReachPreferences(bpy.types.AddonPreferences):
 
         layout.label(text="Keys", icon="KEYINGSET")
         draw_preferences(layout, context)
-
-
-def preferences(context: bpy.types.Context | None = None) -> ReachPreferences | None:
-    """Reach's preferences, or None while the add-on is not registered."""
-    addon = (context or bpy.context).preferences.addons.get(ADDON_ID)
-    return None if addon is None else cast("ReachPreferences", addon.preferences)
-
-
-def live_time_budget() -> float:
-    """Time budget of one live-posing update, **seconds** (the preference is in ms)."""
-    prefs = preferences()
-    budget_ms = DEFAULT_TIME_BUDGET_MS if prefs is None else prefs.time_budget
-    return budget_ms / 1000.0
-
-
-def apply_defaults(settings: ReachSettings) -> None:
-    """Give ``settings`` the preferences' defaults for every setting the user has not set.
-
-    Called before a constraint is added: an armature's first constraint fixes its solver
-    settings to the preferences of the moment; a value the user edited is never touched.
-    """
-    prefs = preferences()
-    if prefs is None:
-        return
-    for setting, preference in SETTING_DEFAULTS:
-        if not settings.is_property_set(setting):
-            setattr(settings, setting, getattr(prefs, preference))
 
 
 classes = (ReachPreferences,)

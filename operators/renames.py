@@ -10,7 +10,7 @@ from __future__ import annotations
 import bpy
 from bpy.app.handlers import persistent
 
-from ..bridge.renames import BoneNames, follow
+from ..bridge.edit.renames import BoneNames, follow
 
 _NAMES = BoneNames()
 _STARTED: list[bool] = []  # empty until the first snapshot of the open file

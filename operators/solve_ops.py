@@ -14,8 +14,8 @@ import bpy
 from bpy.props import BoolProperty
 
 from .. import solver
-from ..bridge.frame_solve import MAX_PASSES, FrameSolve
-from ..bridge.session_cache import session_for
+from ..bridge.session.kept import session_for
+from ..bridge.solve.frame_solve import MAX_PASSES, FrameSolve
 from . import common, modal_timer
 
 if TYPE_CHECKING:

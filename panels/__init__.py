@@ -29,7 +29,7 @@ def register() -> None:
     """Register panel and UI list classes, in the sidebar tab the preferences name."""
     import bpy
 
-    from ..operators.preferences import DEFAULT_CATEGORY, preferences
+    from ..props.preferences import DEFAULT_CATEGORY, preferences
     from . import overlay_draw
     from .reach_panel import classes
 
@@ -46,11 +46,13 @@ def unregister() -> None:
     """Unregister panel and UI list classes."""
     import bpy
 
-    from ..bridge import results
+    from ..bridge.rig import size
+    from ..bridge.session import last_report
     from . import overlay_draw
     from .reach_panel import classes
 
     overlay_draw.unregister()
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)
-    results.clear()
+    last_report.clear()
+    size.forget_lengths()

@@ -13,9 +13,10 @@ from typing import Any
 
 import bpy
 
-from ..bridge import overlay, overlay_scene, results
-from ..bridge.settings import settings_of
-from ..operators.preferences import MISSED_COLOR, REACHED_COLOR, UNSOLVED_COLOR, preferences
+from ..bridge.overlay import shapes, views
+from ..bridge.session import last_report
+from ..props.access import settings_of
+from ..props.preferences import MISSED_COLOR, REACHED_COLOR, UNSOLVED_COLOR, preferences
 
 LINE_SHADER = "POLYLINE_SMOOTH_COLOR"  # wide, anti-aliased lines with a colour per vertex
 FILL_SHADER = "SMOOTH_COLOR"
@@ -53,7 +54,7 @@ class GpuApi:
         gpu.state.blend_set(mode)
 
 
-def colors() -> dict[str, overlay.Color]:
+def colors() -> dict[str, shapes.Color]:
     """State -> RGBA from the preferences."""
     prefs = preferences()
     if prefs is None:
@@ -65,7 +66,7 @@ def colors() -> dict[str, overlay.Color]:
     }  # pyright: ignore[reportReturnType]  (size-4 colour properties)
 
 
-def draw_geometry(geometry: overlay.Overlay, api: GpuApi) -> list[Any]:
+def draw_geometry(geometry: shapes.Overlay, api: GpuApi) -> list[Any]:
     """Build the batches of ``geometry`` and draw them; return the batches drawn."""
     drawn = []
     api.blend("ALPHA")
@@ -92,7 +93,7 @@ def draw_geometry(geometry: overlay.Overlay, api: GpuApi) -> list[Any]:
     return drawn
 
 
-def overlay_of(context: bpy.types.Context) -> overlay.Overlay | None:
+def overlay_of(context: bpy.types.Context) -> shapes.Overlay | None:
     """The overlay of the active armature, or None when there is nothing to draw (no
     armature, *Show Goals* off, or the 3D View's own overlays switched off)."""
     space = getattr(context, "space_data", None)
@@ -104,8 +105,8 @@ def overlay_of(context: bpy.types.Context) -> overlay.Overlay | None:
     settings = settings_of(obj)
     if not settings.show_overlay:
         return None
-    views = overlay_scene.views_of(obj, settings, results.last(obj))
-    return overlay.geometry(views, colors()) if views else None
+    goal_views = views.views_of(obj, settings, last_report.last(obj))
+    return shapes.geometry(goal_views, colors()) if goal_views else None
 
 
 def draw(api: GpuApi | None = None) -> list[Any]:

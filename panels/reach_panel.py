@@ -6,19 +6,20 @@ from typing import TYPE_CHECKING, cast
 
 import bpy
 
-from ..bridge import results
-from ..bridge.bake import BakeReport
-from ..bridge.diagnose import interfering, target_links
-from ..bridge.live import live_error
-from ..bridge.report import IGNORED, FrameReport, residual_text
-from ..bridge.rig_goals import chain_top
-from ..bridge.rig_size import RELATIVE_TOLERANCE, degrees_per_unit, distance_tolerance
-from ..bridge.settings import armature_data, bone_settings_of, settings_of
-from ..operators.methods import method_label
+from ..bridge.bake.baking import BakeReport
+from ..bridge.live.posing import live_error
+from ..bridge.measure.diagnose import interfering, target_links
+from ..bridge.measure.frame_report import IGNORED, FrameReport, residual_text
+from ..bridge.rig.goals import chain_top
+from ..bridge.rig.size import degrees_per_unit, distance_tolerance, rig_length
+from ..bridge.session import last_report
+from ..props.access import armature_data, bone_settings_of, settings_of
+from ..props.automatic import RELATIVE_TOLERANCE
+from ..props.methods import method_label
 
 if TYPE_CHECKING:
-    from ..bridge.conditioning import ConditioningReadout
-    from ..operators.properties import ReachConstraint, ReachSettings
+    from ..bridge.measure.conditioning_readout import ConditioningReadout
+    from ..props.groups import ReachConstraint, ReachSettings
 
 
 def _armature(context: bpy.types.Context) -> bpy.types.Object | None:
@@ -138,7 +139,7 @@ def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: Reach
     if kind == "AIM":
         box.prop(item, "aim_axis")
     if kind in ("ORIENTATION", "POSITION_ORIENTATION", "AIM"):
-        _draw_degrees(box, item, results.rig_length(obj))
+        _draw_degrees(box, item, rig_length(obj))
     if kind in ("ORIENTATION", "POSITION_ORIENTATION"):
         box.prop(item, "suppress")
     if kind == "POSITION_ORIENTATION":
@@ -202,7 +203,7 @@ class REACH_PT_settings(_ReachPanel):
         settings = settings_of(obj)
         layout = self.layout
         layout.prop(settings, "method")
-        _draw_tolerance(layout, settings, results.rig_length(obj))
+        _draw_tolerance(layout, settings, rig_length(obj))
         layout.prop(settings, "angle_tolerance")
         layout.prop(settings, "max_iterations")
         layout.prop(settings, "use_root_translation")
@@ -244,7 +245,7 @@ class REACH_PT_result(_ReachPanel):
     bl_parent_id = "REACH_PT_main"
 
     def draw(self, context: bpy.types.Context) -> None:
-        report = results.last(_active_armature(context))
+        report = last_report.last(_active_armature(context))
         if report is None:
             self.layout.label(text="Not solved yet")
         elif isinstance(report, BakeReport):

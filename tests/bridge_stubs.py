@@ -24,8 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "reach_ik_under_test"  # the repository root imported as a package
 
 
-def bridge_module(name: str) -> ModuleType:
-    """``bridge.<name>`` of the checkout, imported inside the package :data:`PACKAGE`."""
+def package_module(name: str) -> ModuleType:
+    """``<name>`` of the checkout (``"props.automatic"``), imported inside the package
+    :data:`PACKAGE`."""
     if PACKAGE not in sys.modules:
         spec = importlib.util.spec_from_file_location(
             PACKAGE, ROOT / "__init__.py", submodule_search_locations=[str(ROOT)]
@@ -34,7 +35,12 @@ def bridge_module(name: str) -> ModuleType:
         package = importlib.util.module_from_spec(spec)
         sys.modules[PACKAGE] = package
         spec.loader.exec_module(package)
-    return importlib.import_module(f"{PACKAGE}.bridge.{name}")
+    return importlib.import_module(f"{PACKAGE}.{name}")
+
+
+def bridge_module(name: str) -> ModuleType:
+    """``bridge.<name>`` of the checkout (``"rig.goals"``), imported inside :data:`PACKAGE`."""
+    return package_module(f"bridge.{name}")
 
 
 @dataclass
@@ -69,7 +75,7 @@ class StubLimitRotation:
 
 @dataclass
 class StubBoneSettings:
-    """``PoseBone.reach_ik`` (:class:`operators.properties.ReachBoneSettings`)."""
+    """``PoseBone.reach_ik`` (:class:`props.groups.ReachBoneSettings`)."""
 
     use_rigidity: bool = False
     rigidity: tuple[float, float, float] = (0.0, 0.0, 0.0)

@@ -1,4 +1,4 @@
-"""The bookkeeping of a smooth bake without Blender (:mod:`bridge.bake_smooth`); real Blender
+"""The bookkeeping of a smooth bake without Blender (:mod:`bridge.bake.smooth`); real Blender
 bakes the Fig. 1 arm in ``tests/blender/test_bake_smooth.py``."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 
 from tests.bridge_stubs import bridge_module
 
-bake_smooth = bridge_module("bake_smooth")
-solver = bridge_module("rig_joints").solver
+bake_smooth = bridge_module("bake.smooth")
+solver = bridge_module("rig.joints").solver
 
 
 def _figure() -> object:

@@ -1,4 +1,4 @@
-"""Where a baked frame's solve starts (:mod:`bridge.bake_start`): the last motion continued
+"""Where a baked frame's solve starts (:mod:`bridge.bake.start`): the last motion continued
 on the coordinates whose parametrisation held, nothing otherwise."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 
 from tests.bridge_stubs import bridge_module
 
-bake_start = bridge_module("bake_start")
+bake_start = bridge_module("bake.start")
 
 
 def test_a_steady_motion_is_continued_exactly() -> None:

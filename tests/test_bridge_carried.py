@@ -1,6 +1,7 @@
 """Which bone carries a target, and the target's offset in that bone's frame, without Blender.
 
-``bridge.carried`` reads the target's parenting (or its one Child Of / Copy Transforms) and
+``bridge.rig.carried_targets`` reads the target's parenting (or its one Child Of / Copy
+Transforms) and
 Blender's matrices through the objects passed in. The offset is checked against the world
 matrix Blender's own formulas give (``ob_parbone``: the child at the bone's tail;
 ``childof_evaluate``; ``copy_transforms``), expressed in the bone's unit frame.
@@ -16,7 +17,7 @@ import numpy as np
 
 from tests.bridge_stubs import bridge_module
 
-carried = bridge_module("carried")
+carried = bridge_module("rig.carried_targets")
 
 BONE_LENGTH = 1.5
 

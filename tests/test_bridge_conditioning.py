@@ -7,8 +7,8 @@ import numpy as np
 
 from tests.bridge_stubs import StubBone, StubPoseBone, bridge_module
 
-rig_joints = bridge_module("rig_joints")
-conditioning = bridge_module("conditioning")
+rig_joints = bridge_module("rig.joints")
+conditioning = bridge_module("measure.conditioning_readout")
 solver = rig_joints.solver  # the package's own copy of the solver
 
 

@@ -1,6 +1,6 @@
 """Targets -> goals without Blender, on stand-in objects.
 
-``bridge.rig_goals.GoalBinding`` reads a target object's (or target bone's) world transform
+``bridge.rig.goals.GoalBinding`` reads a target object's (or target bone's) world transform
 and turns it into goal attributes, using Blender data only through the objects passed in.
 (Report text: ``tests/test_bridge_reports.py``.)
 """
@@ -15,7 +15,7 @@ import pytest
 
 from tests.bridge_stubs import StubBone, bridge_module
 
-rig_goals = bridge_module("rig_goals")
+rig_goals = bridge_module("rig.goals")
 
 
 class BindingError(Exception):

@@ -1,6 +1,6 @@
 """Bone -> joints without Blender: limits, locks, rigidity, stretch, keyed channels.
 
-``bridge.rig_joints`` reads pose bones only through their attributes; the stand-ins of
+``bridge.rig.joints`` reads pose bones only through their attributes; the stand-ins of
 ``tests/bridge_stubs.py`` carry the same attributes, so the rules the bridge applies are
 checked here in the plain test run (real Blender checks the whole in ``tests/blender``).
 """
@@ -21,14 +21,14 @@ from tests.bridge_stubs import (
     joint_table,
 )
 
-rig_joints = bridge_module("rig_joints")
-solver = bridge_module("rig_joints").solver  # the package's own copy of the solver
+rig_joints = bridge_module("rig.joints")
+solver = bridge_module("rig.joints").solver  # the package's own copy of the solver
 
 X, Y, Z = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
 
 
 def figure_for(pb: StubPoseBone, root_translation: bool = False) -> object:
-    """A figure with the segments ``bridge.rig`` makes for one solved bone."""
+    """A figure with the segments ``bridge.rig.build`` makes for one solved bone."""
     fig = solver.Figure()
     order, _, _ = rig_joints.bone_limits(pb, "c")
     parent = None
@@ -266,7 +266,7 @@ def test_narrow_euler_box_needs_no_branch_rows() -> None:
 
 @pytest.mark.parametrize("connected", [True, False])
 def test_ik_stretch_is_not_a_location_slide(connected: bool) -> None:
-    """Blender's IK stretches by scale (``bridge.rig_stretch``), never by location."""
+    """Blender's IK stretches by scale (``bridge.rig.stretch``), never by location."""
     parent = StubBone("upper")
     pb = StubPoseBone("arm", ik_stretch=0.5, bone=StubBone("arm", parent, use_connect=connected))
     info, joints = solved(pb)

@@ -1,4 +1,4 @@
-"""Baked channel values picked out of a solved pose (:mod:`bridge.keys`): the flat vector and
+"""Baked channel values picked out of a solved pose (:mod:`bridge.write.keys`): the flat vector and
 its rows give every key the value :func:`keys.channel_value` reads one key at a time."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 
 from tests.bridge_stubs import bridge_module
 
-keys = bridge_module("keys")
-rig = bridge_module("rig")
+keys = bridge_module("write.keys")
+rig = bridge_module("rig.build")
 
 
 def _pose(seed: int) -> dict[str, object]:

@@ -10,9 +10,9 @@ import pytest
 
 from tests.bridge_stubs import bridge_module
 
-busy = bridge_module("busy")
-live_inputs = bridge_module("live_inputs")
-live_state = bridge_module("live_state")
+busy = bridge_module("blender.busy_armatures")
+live_inputs = bridge_module("live.inputs")
+live_state = bridge_module("live.state")
 
 
 @dataclass
@@ -123,7 +123,7 @@ class Rig:
 
 
 def test_frame_change_is_wanted_only_for_an_unheld_armature_with_the_switch_on() -> None:
-    live = bridge_module("live")
+    live = bridge_module("live.posing")
     off, on = Rig(1, Switches(False)), Rig(2, Switches(True))
     busy.clear()
     assert not live.frame_change_wanted([]) and not live.frame_change_wanted([off])

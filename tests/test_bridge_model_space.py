@@ -1,4 +1,4 @@
-"""The model's world of an armature (``bridge.model_space``), closed form cases.
+"""The model's world of an armature (``bridge.blender.model_space``), closed form cases.
 
 ``similarity_scale`` is the test ``M^T M = s^2 I`` on a 3x3 matrix: a rotation or reflection
 times ``s`` passes with ``s``; a non-uniform scale and a shear with equal column lengths fail.
@@ -13,7 +13,7 @@ import pytest
 
 from tests.bridge_stubs import bridge_module
 
-model_space = bridge_module("model_space")
+model_space = bridge_module("blender.model_space")
 
 
 def _rotation(axis: tuple[float, float, float], angle: float) -> np.ndarray:

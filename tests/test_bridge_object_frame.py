@@ -1,4 +1,4 @@
-"""The armature's frame in the model (``bridge.object_frame.object_frame``), kept by matrix.
+"""The armature's frame in the model (``bridge.rig.object_frame.object_frame``), kept by matrix.
 
 A kept frame is handed out only for the exact world matrix and scale it was computed from:
 an armature moved, turned or rescaled between two solves gets its new frame (closed form:
@@ -14,8 +14,8 @@ import pytest
 
 from tests.bridge_stubs import bridge_module
 
-object_frame = bridge_module("object_frame")
-rig_joints = bridge_module("rig_joints")
+object_frame = bridge_module("rig.object_frame")
+rig_joints = bridge_module("rig.joints")
 
 
 def _armature(matrix: np.ndarray) -> SimpleNamespace:

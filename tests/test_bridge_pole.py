@@ -1,4 +1,4 @@
-"""Blender's pole geometry (``bridge.pole``) in closed form, without Blender."""
+"""Blender's pole geometry (``bridge.blender_ik.pole``) in closed form, without Blender."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from tests.bridge_stubs import bridge_module
 
-pole = bridge_module("pole")
-errors = bridge_module("pole").InvalidInputError
+pole = bridge_module("blender_ik.pole")
+errors = bridge_module("blender_ik.pole").InvalidInputError
 
 
 def random_rotation(rng: np.random.Generator) -> np.ndarray:

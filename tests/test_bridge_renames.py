@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 from tests.bridge_stubs import bridge_module
 
-renames = bridge_module("renames")
-editable = bridge_module("editable")
+renames = bridge_module("edit.renames")
+editable = bridge_module("blender.editable")
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """Reports and their reasons without Blender: statuses in words, report text, and the causes
-:func:`bridge.diagnose.explain` finds on stand-in rigs (real Blender checks the whole in
+:func:`bridge.measure.diagnose.explain` finds on stand-in rigs (real Blender checks the whole in
 ``tests/blender/test_true_reports.py``)."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 
 from tests.bridge_stubs import bridge_module
 
-report = bridge_module("report")
-measure = bridge_module("measure")
-diagnose = bridge_module("diagnose")
+report = bridge_module("measure.frame_report")
+measure = bridge_module("measure.residuals")
+diagnose = bridge_module("measure.diagnose")
 
 
 def _outcome(name: str, distance: float, ok: bool, reason: str = "") -> object:

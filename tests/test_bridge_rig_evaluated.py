@@ -1,5 +1,5 @@
 """The evaluated pose of a bone the solve does not move, as pose channels
-(:mod:`bridge.rig_evaluated`), on stand-in bones: closed-form checks against Blender's
+(:mod:`bridge.rig.still_bones`), on stand-in bones: closed-form checks against Blender's
 composition ``pose = parent_pose @ parent_rest^-1 @ rest @ basis``. Real Blender checks the
 whole in ``tests/blender/test_tryout_constrained_parent.py``."""
 
@@ -13,7 +13,7 @@ from scipy.spatial.transform import Rotation
 
 from tests.bridge_stubs import bridge_module
 
-rig_evaluated = bridge_module("rig_evaluated")
+rig_evaluated = bridge_module("rig.still_bones")
 
 
 def _matrix(rng: np.random.Generator, scale: float = 1.0) -> np.ndarray:

@@ -1,5 +1,5 @@
 """Rig-relative tolerance and orientation weight, old files' values, float32 resolution
-(:mod:`bridge.rig_size`, issue 18 section 2), without Blender."""
+(:mod:`bridge.rig.size`, issue 18 section 2), without Blender."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from tests.bridge_stubs import bridge_module
+from tests.bridge_stubs import bridge_module, package_module
 
-rig_size = bridge_module("rig_size")
+rig_size = bridge_module("rig.size")
+automatic = package_module("props.automatic")
 FLOAT32_DEFAULT = float(np.float32(1e-5))  # the old default as a float32 ID property holds it
 
 
@@ -36,7 +37,7 @@ class Stored(dict):
 def test_automatic_reads_the_stored_switch_else_the_old_default(
     stored: dict, value: float, expected: bool
 ) -> None:
-    assert rig_size.automatic(Stored(stored), "switch", value, 1e-5) is expected
+    assert automatic.automatic(Stored(stored), "switch", value, 1e-5) is expected
 
 
 def test_effective_values_follow_the_rig_when_automatic() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from tests.bridge_stubs import bridge_module
 
-rotations = bridge_module("rotations")
+rotations = bridge_module("blender.channel_rotations")
 
 
 def _rodrigues(axis: np.ndarray, angle: float) -> np.ndarray:

@@ -11,10 +11,10 @@ import numpy as np
 
 from tests.bridge_stubs import StubLimitRotation, StubPoseBone, bridge_module
 
-rig_module = bridge_module("rig")
-rig_joints = bridge_module("rig_joints")
-rotations = bridge_module("rotations")
-ik_limits = bridge_module("ik_limits")
+rig_module = bridge_module("rig.build")
+rig_joints = bridge_module("rig.joints")
+rotations = bridge_module("blender.channel_rotations")
+ik_limits = bridge_module("blender_ik.ik_limits")
 solver = rig_joints.solver  # the package's own copy of the solver
 
 SCALE = 2.0  # the rig's scale: location joints are in scene units

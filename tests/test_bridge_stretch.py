@@ -1,4 +1,4 @@
-"""IK Stretch in the figure (``bridge.rig_stretch``), checked in closed form without Blender.
+"""IK Stretch in the figure (``bridge.rig.stretch``), checked in closed form without Blender.
 
 With stretch ``S = 1 + t / L`` a point at offset ``d`` on the stretched bone (bone frame,
 scene units) is at ``head + S R d`` as Blender evaluates a bone scaled by ``S``: the figure's
@@ -15,9 +15,9 @@ import pytest
 
 from tests.bridge_stubs import bridge_module
 
-rig_stretch = bridge_module("rig_stretch")
-rig_joints = bridge_module("rig_joints")
-solver = bridge_module("rig_stretch").solver  # the package's own copy of the solver
+rig_stretch = bridge_module("rig.stretch")
+rig_joints = bridge_module("rig.joints")
+solver = bridge_module("rig.stretch").solver  # the package's own copy of the solver
 
 LENGTH = 2.0  # the stretched bone's length, scene units
 

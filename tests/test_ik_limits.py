@@ -1,4 +1,5 @@
-"""Blender's IK-limit meaning (``bridge.ik_limits``) checked in closed form, without Blender."""
+"""Blender's IK-limit meaning (``bridge.blender_ik.ik_limits``) checked in closed form, without
+Blender."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import pytest
 
 from tests.bridge_stubs import bridge_module
 
-ik = bridge_module("ik_limits")
-rotations = bridge_module("rotations")
-solver = bridge_module("rig_joints").solver
+ik = bridge_module("blender_ik.ik_limits")
+rotations = bridge_module("blender.channel_rotations")
+solver = bridge_module("rig.joints").solver
 
 FREE = (False, False, False)
 ALL = (True, True, True)
@@ -208,7 +209,7 @@ def _diagonal_chain() -> tuple[object, list, np.ndarray]:
     """Three unit bones with +-30 degree IK limits, and the tip of every bone swung to the
     ellipse's diagonal ``sx = sz = -sin(15 degrees) / sqrt(2)`` (where Blender's IK stops
     when pulled far that way: measured in ``tests/blender/test_ik_limits_meaning.py``)."""
-    swing_rig = bridge_module("rig_joints")
+    swing_rig = bridge_module("rig.joints")
     lim = limits((-30, -10, -30), (30, 10, 30))
     fig = solver.Figure()
     bones = []
@@ -228,7 +229,7 @@ def _diagonal_chain() -> tuple[object, list, np.ndarray]:
 
 
 def test_a_solve_held_by_the_polygon_is_refined_onto_the_ellipse() -> None:
-    refine = bridge_module("swing_refine")
+    refine = bridge_module("solve.swing_refine")
     fig, bones, point = _diagonal_chain()
     goal = solver.Constraint(solver.EndEffector("tip"), solver.PositionGoal(point))
     options = {"tolerance": 5e-6, "restarts": 0, "time_limit": None}
@@ -251,7 +252,7 @@ def test_a_refined_solve_under_a_step_bound_stays_within_it_of_the_start() -> No
     """Under ``max_change`` (a smooth bake) each refinement solves again from the frame's
     start, not from the pose the last pass stopped at: no coordinate moves further than the
     bound in total (from the pose where the last pass stopped it moved 0.02024 > 0.02)."""
-    refine = bridge_module("swing_refine")
+    refine = bridge_module("solve.swing_refine")
     fig, bones, point = _diagonal_chain()
     goal = solver.Constraint(solver.EndEffector("tip"), solver.PositionGoal(point))
     s = -math.sin(math.radians(15.0)) / math.sqrt(2.0)

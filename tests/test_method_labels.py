@@ -9,9 +9,9 @@ from tests.bridge_stubs import PACKAGE, bridge_module
 
 
 def _modules() -> tuple[ModuleType, ModuleType]:
-    bridge_module("settings")  # imports the checkout as the package PACKAGE
+    bridge_module("blender.compat")  # imports the checkout as the package PACKAGE
     return (
-        importlib.import_module(f"{PACKAGE}.operators.methods"),
+        importlib.import_module(f"{PACKAGE}.props.methods"),
         importlib.import_module(f"{PACKAGE}.solver.methods"),
     )
 

@@ -8,7 +8,7 @@ import pytest
 
 from tests.bridge_stubs import bridge_module
 
-overlay = bridge_module("overlay")
+overlay = bridge_module("overlay.shapes")
 
 COLORS = {"REACHED": (0.0, 1.0, 0.0, 1.0), "MISSED": (1.0, 0.0, 0.0, 1.0),
           "UNSOLVED": (0.5, 0.5, 0.5, 0.8)}  # fmt: skip

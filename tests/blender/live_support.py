@@ -28,8 +28,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def live_module(extension: ModuleType) -> ModuleType:
-    """The installed extension's ``bridge.live``."""
-    return importlib.import_module(f"{extension.__name__}.bridge.live")
+    """The installed extension's ``bridge.live.posing``."""
+    return importlib.import_module(f"{extension.__name__}.bridge.live.posing")
 
 
 def finish(extension: ModuleType, obj: bpy.types.Object) -> None:
@@ -62,7 +62,7 @@ def rotate_by_transform(name: str = "Reference") -> bpy.types.Object:
 
 def live_chain(extension: ModuleType) -> tuple[bpy.types.Object, bpy.types.Object, ModuleType]:
     """A 3-bone chain with a position goal on b2's tail, Live switched on and solved;
-    returns the armature, the target and the installed ``bridge.live``."""
+    returns the armature, the target and the installed ``bridge.live.posing``."""
     obj = make_chain()
     target = add_empty("T", (1.2, 0.3, 1.8))
     add_constraint(obj, "b2", target, "POSITION")
@@ -77,7 +77,7 @@ def room_to_solve(extension: ModuleType) -> Iterator[None]:
     """A 1 s live budget (the preference): every live update finishes its solve, whatever
     the machine's load (stopping early is tested with the iteration limit, which does not
     depend on the clock, and with budgets passed to the bridge directly)."""
-    prefs = importlib.import_module(f"{extension.__name__}.operators.preferences").preferences()
+    prefs = importlib.import_module(f"{extension.__name__}.props.preferences").preferences()
     budget = prefs.time_budget
     prefs.time_budget = 1000.0
     yield

@@ -148,7 +148,7 @@ def last_report(obj: bpy.types.Object) -> object:
     """The report of the last Solve of ``obj`` (kept at runtime by the installed extension)."""
     import importlib
 
-    results = importlib.import_module("bl_ext.user_default.reach_ik.bridge.results")
+    results = importlib.import_module("bl_ext.user_default.reach_ik.bridge.session.last_report")
     report = results.last(obj)
     assert report is not None, f"no solve report for '{obj.name}'"
     return report
@@ -189,7 +189,7 @@ def tolerance_of(obj: bpy.types.Object) -> float:
     import importlib
 
     bridge = "bl_ext.user_default.reach_ik.bridge"
-    length = importlib.import_module(f"{bridge}.results").rig_length(obj)
+    length = importlib.import_module(f"{bridge}.rig.size").rig_length(obj)
     assert length is not None, f"'{obj.name}' was never solved"
-    rig_size = importlib.import_module(f"{bridge}.rig_size")
+    rig_size = importlib.import_module(f"{bridge}.rig.size")
     return rig_size.distance_tolerance(obj.reach_ik, length)

@@ -170,7 +170,7 @@ def test_cancel_writes_nothing(clean_scene: bpy.types.Scene, extension: ModuleTy
     keys_before, pose_before = keys_of(obj), pose_of(obj)
     # ESC in the modal bake calls BakeJob.cancel(); there is no event loop in background
     # mode, so drive the same job object the operator uses.
-    job = extension.bridge.bake.BakeJob(obj, obj.reach_ik, range(1, 101), "REPLACE",
+    job = extension.bridge.bake.baking.BakeJob(obj, obj.reach_ik, range(1, 101), "REPLACE",
                                         scene=clean_scene)  # fmt: skip
     for _ in range(20):
         job.step()

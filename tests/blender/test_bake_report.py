@@ -132,7 +132,7 @@ def test_bake_function_reports_progress(
 ) -> None:
     obj, _target = _shot()
     calls: list[tuple[int, int]] = []
-    report = extension.bridge.bake.bake(
+    report = extension.bridge.bake.baking.bake(
         obj, obj.reach_ik, range(1, FRAMES + 1), "REPLACE", lambda i, n: calls.append((i, n)),
         scene=clean_scene, depsgraph=bpy.context.evaluated_depsgraph_get(),
     )  # fmt: skip
@@ -210,7 +210,7 @@ def test_bad_bake_arguments_are_named_and_change_nothing(
     obj, _target = _shot()
     clean_scene.frame_set(5)
     kwargs = {"frames": range(1, 4), "mode": "REPLACE", **arguments}
-    bake = extension.bridge.bake
+    bake = extension.bridge.bake.baking
     with pytest.raises(bake.BakeError, match=named):
         bake.bake(obj, obj.reach_ik, kwargs.pop("frames"), kwargs.pop("mode"), scene=clean_scene,
                   **kwargs)  # fmt: skip

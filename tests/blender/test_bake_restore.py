@@ -161,7 +161,7 @@ def test_error_while_writing_keys_restores_everything(
     """The write fails after some channels were already rewritten (keys removed / added)."""
     obj, ik = _rig(keyed)
     before = _snapshot(obj)
-    compat = extension.bridge.compat
+    compat = extension.bridge.blender.compat
     ensure_fcurve = failing_on_call(compat.ensure_fcurve, 4, MemoryError("out of memory"))
     monkeypatch.setattr(compat, "ensure_fcurve", ensure_fcurve)
     with pytest.raises(RuntimeError, match="nothing written: MemoryError"):
@@ -297,7 +297,7 @@ def test_failure_while_measuring_restores_everything(
 ) -> None:  # fmt: skip
     obj, ik = _rig()
     before = _snapshot(obj)
-    bake = importlib.import_module(f"{extension.__name__}.bridge.bake")
+    bake = importlib.import_module(f"{extension.__name__}.bridge.bake.baking")
     error = ReferenceError("StructRNA of type Object has been removed")
     monkeypatch.setattr(bake, "measure", failing_on_call(bake.measure, 4, error))
     with pytest.raises(RuntimeError, match="frame 4, nothing written: ReferenceError"):
@@ -310,7 +310,7 @@ def test_failure_before_the_bake_starts_is_reported_without_traceback(
 ) -> None:
     obj, ik = _rig()
     before = _snapshot(obj)
-    bake = importlib.import_module(f"{extension.__name__}.bridge.bake")
+    bake = importlib.import_module(f"{extension.__name__}.bridge.bake.baking")
     capture = failing_on_call(bake.SceneState.capture, 1, KeyError("pose"))
     monkeypatch.setattr(bake.SceneState, "capture", capture)
     with pytest.raises(RuntimeError, match="KeyError") as raised:
@@ -334,7 +334,7 @@ def test_error_while_writing_into_an_empty_action_leaves_it_empty(
         return (ad.action, ad.action_slot, len(action.layers), len(action.slots))
 
     before, layout_before = _snapshot(obj), layout()
-    compat = extension.bridge.compat
+    compat = extension.bridge.blender.compat
     monkeypatch.setattr(
         compat, "ensure_fcurve", failing_on_call(compat.ensure_fcurve, 3, OSError())
     )

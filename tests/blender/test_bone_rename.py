@@ -1,7 +1,7 @@
 """Renaming a bone keeps the Reach constraints that name it working.
 
 Blender renames bones in its own constraints and F-curves, not in an extension's properties;
-Reach follows renames itself (``bridge.renames``), in pose/object mode, in edit mode and after
+Reach follows renames itself (``bridge.edit.renames``), in pose/object mode, in edit mode and after
 the file is saved and opened again.
 """
 

@@ -1,4 +1,4 @@
-"""``bridge.compat``: F-curve access that works on Blender 4.2 and on 4.4+ / 5.x alike."""
+"""``bridge.blender.compat``: F-curve access that works on Blender 4.2 and on 4.4+ / 5.x alike."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def test_remove_fcurve_from_an_object_without_action_names_it(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
     """A specific error naming the object, and the other object's F-curve left alone."""
-    compat = extension.bridge.compat
+    compat = extension.bridge.blender.compat
     plain = _empty(clean_scene, "Plain")
     keyed = _empty(clean_scene, "Keyed")
     keyed.keyframe_insert("location", index=0, frame=1)
@@ -34,7 +34,7 @@ def test_find_fcurve_finds_what_a_scan_of_the_fcurves_finds(
 ) -> None:
     """Each keyed channel's own F-curve, None for a channel without one, for an object
     without animation data and for one whose action was unassigned."""
-    compat = extension.bridge.compat
+    compat = extension.bridge.blender.compat
     keyed = _empty(clean_scene, "Keyed")
     for prop, indices in (("location", (0, 2)), ("rotation_euler", (1,)), ("scale", (0, 1, 2))):
         for index in indices:
@@ -59,7 +59,7 @@ def test_ensure_fcurve_creates_the_curve_in_its_group_once(
     """On every line (4.2 and 4.3: legacy F-curves; 4.4 and 4.5: a group assigned after
     ``fcurve_ensure_for_datablock``, which takes none there; 5.0: its ``group_name``): the
     curve is made once, in the named group, and a second channel joins the same group."""
-    compat = extension.bridge.compat
+    compat = extension.bridge.blender.compat
     obj = _empty(clean_scene, "Keyed")
     first = compat.ensure_fcurve(obj, "location", 1, "Object Transforms")
     assert (first.data_path, first.array_index) == ("location", 1)

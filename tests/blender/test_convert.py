@@ -299,7 +299,7 @@ def test_itasc_settings_reported_as_not_converted(
     pole = add_empty("pole", (0.4, -1.2, 0.6))
     add_ik(obj, "b1", target, 2, pole, lock_location_x=False, influence=0.5)
     add_ik(obj, "b2", target, 3, ik_type="DISTANCE")
-    conversion = extension.bridge.convert.convert_builtin_ik(bpy.context, obj)
+    conversion = extension.bridge.edit.convert.convert_builtin_ik(bpy.context, obj)
     assert conversion.converted == ("b1 IK",)
     assert conversion.skipped == (
         "b1 IK iTaSC free location x (not constrained)",
@@ -328,7 +328,7 @@ def test_rigify_generated_rig_stays_converted(
     foot.matrix = Matrix.Translation(lift.tolist()) @ foot.matrix
     bpy.context.view_layer.update()
     blender_ik = bone_points(rig, chain, True)
-    conversion = extension.bridge.convert.convert_builtin_ik(bpy.context, rig)
+    conversion = extension.bridge.edit.convert.convert_builtin_ik(bpy.context, rig)
     assert "MCH-shin_ik.L IK" in conversion.converted
     assert (
         "MCH-shin_ik.L IK Lock Rotation XZ of 'thigh_ik.L' no longer holds the solve, as in "
@@ -378,7 +378,7 @@ def test_what_blender_does_differently_is_reported(rigify_metarig: bpy.types.Obj
     pole = add_empty("elbow pole", tuple(elbow + np.array([0.0, 1.0, 0.0])))
     add_ik(obj, "forearm.L", add_empty("hand", tuple(elbow + np.array([0.1, -0.2, 0.0]))), 2, pole)
     add_ik(obj, "shin.L", add_empty("foot", (0.1, -0.2, 0.3)), 2, use_stretch=False)
-    conversion = extension.bridge.convert.convert_builtin_ik(bpy.context, obj)
+    conversion = extension.bridge.edit.convert.convert_builtin_ik(bpy.context, obj)
     assert conversion.skipped == (
         "forearm.L IK pole plane approximate: hinge 'forearm.L' turns about an axis 12 degrees "
         "off the bend plane's normal (Blender's IK leaves the plane)",
@@ -410,6 +410,6 @@ def test_pole_in_a_shared_ik_tree_is_reported(
     bpy.context.view_layer.update()
     assert np.array_equal(bone_points(obj, ["hip", "a", "b"], True), with_pole)
     ik.pole_target = bpy.data.objects["P"]
-    conversion = extension.bridge.convert.convert_builtin_ik(bpy.context, obj)
+    conversion = extension.bridge.edit.convert.convert_builtin_ik(bpy.context, obj)
     assert conversion.converted == ("a IK", "b IK")
     assert conversion.skipped == ("a IK pole target (Blender ignores it: one IK tree with b IK)",)

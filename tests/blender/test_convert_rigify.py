@@ -106,7 +106,7 @@ def test_model_of_generated_rig_is_blenders_pose(
     activate(rig)
     run_op(bpy.ops.reach.convert_ik)
     bridge = extension.bridge
-    model = bridge.rig.build_rig(rig, bridge.settings.settings_of(rig))
+    model = bridge.rig.build.build_rig(rig, extension.props.access.settings_of(rig))
     frames = model.figure.forward(model.initial())
     for name in model.bones:
         blender = world_bone_matrix(rig, name)
@@ -124,7 +124,7 @@ def test_panel_lists_only_constraints_that_interfere(
     rig = generated_rig(0.1, "L")
     activate(rig)
     run_op(bpy.ops.reach.convert_ik)
-    settings = extension.bridge.settings.settings_of(rig)
+    settings = extension.props.access.settings_of(rig)
     names = [item.bone for item in settings.constraints]
     settings.active_index = names.index("MCH-shin_ik.L")
     labels = [text for kind, text in draw_panels(extension) if kind == "label"]

@@ -1,4 +1,4 @@
-"""``bridge.correction.Corrector``: the accelerated goal shift of the correction passes,
+"""``bridge.solve.correction.Corrector``: the accelerated goal shift of the correction passes,
 checked on closed-form discrepancies (no scene needed beyond the installed extension)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 
 
 def _corrector(extension: ModuleType) -> object:
-    return importlib.import_module(f"{extension.__name__}.bridge.correction").Corrector()
+    return importlib.import_module(f"{extension.__name__}.bridge.solve.correction").Corrector()
 
 
 def test_first_step_is_the_plain_map(extension: ModuleType) -> None:

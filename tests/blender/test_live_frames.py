@@ -47,7 +47,7 @@ def _rotations(obj: bpy.types.Object) -> np.ndarray:
 
 
 def _live(extension: ModuleType) -> ModuleType:
-    return importlib.import_module(f"{extension.__name__}.bridge.live")
+    return importlib.import_module(f"{extension.__name__}.bridge.live.posing")
 
 
 def test_frame_change_evaluation_matches_a_bake_frame_by_frame(
@@ -84,7 +84,7 @@ RENDER_SCRIPT = """
 import importlib
 from pathlib import Path
 from tests.blender.test_live_frames import _planar_arm
-live = importlib.import_module("bl_ext.user_default.reach_ik.bridge.live")
+live = importlib.import_module("bl_ext.user_default.reach_ik.bridge.live.posing")
 bpy.ops.wm.read_homefile(use_empty=True)
 obj, target = _planar_arm()
 scene = bpy.context.scene

@@ -74,9 +74,9 @@ REBUILD_SCRIPT = """
 import importlib
 from tests.blender.reach_scenes import add_constraint, add_empty, make_chain
 handlers = importlib.import_module("bl_ext.user_default.reach_ik.operators.live_handlers")
-live = importlib.import_module("bl_ext.user_default.reach_ik.bridge.live")
+live = importlib.import_module("bl_ext.user_default.reach_ik.bridge.live.posing")
 bpy.ops.wm.read_homefile(use_empty=True)
-prefs = importlib.import_module("bl_ext.user_default.reach_ik.operators.preferences")
+prefs = importlib.import_module("bl_ext.user_default.reach_ik.props.preferences")
 prefs.preferences().time_budget = 1000.0  # every live solve finishes at once, on any machine
 
 def finish():  # what the add-on's timer does (no timers run in background Blender)
@@ -123,7 +123,7 @@ def test_edits_that_rebuild_blenders_graph_solve_after_the_update(
 FRAME_SCRIPT = """
 import importlib
 from tests.blender.reach_scenes import add_constraint, add_empty, make_chain
-live = importlib.import_module("bl_ext.user_default.reach_ik.bridge.live")
+live = importlib.import_module("bl_ext.user_default.reach_ik.bridge.live.posing")
 handlers = importlib.import_module("bl_ext.user_default.reach_ik.operators.live_handlers")
 bpy.ops.wm.read_homefile(use_empty=True)
 obj = make_chain()

@@ -1,5 +1,5 @@
-"""``bridge.measure``: residuals read from Blender's evaluated pose, checked against the pose
-Blender draws (bone tails and matrices read independently through the depsgraph)."""
+"""``bridge.measure.residuals``: residuals read from Blender's evaluated pose, checked against
+the pose Blender draws (bone tails and matrices read independently through the depsgraph)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ TOL, ANGLE_TOL = 1e-5, 0.01
 
 def _measure(extension: ModuleType, obj: bpy.types.Object) -> list:
     bpy.context.view_layer.update()
-    rig = extension.bridge.rig.build_rig(obj, obj.reach_ik)
+    rig = extension.bridge.rig.build.build_rig(obj, obj.reach_ik)
     depsgraph = bpy.context.evaluated_depsgraph_get()
-    measure = importlib.import_module(f"{extension.__name__}.bridge.measure")
+    measure = importlib.import_module(f"{extension.__name__}.bridge.measure.residuals")
     return measure.measure(rig, depsgraph, TOL, ANGLE_TOL)
 
 

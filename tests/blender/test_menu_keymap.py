@@ -123,7 +123,7 @@ def test_shortcuts_are_free_in_blenders_pose_keymap(
 @pytest.fixture
 def prefs(extension: ModuleType) -> object:
     """Reach's preferences, put back to their defaults afterwards."""
-    prefs = extension.operators.preferences.preferences()
+    prefs = extension.props.preferences.preferences()
     assert prefs is not None
     yield prefs
     for name in ("method", "tolerance", "angle_tolerance", "time_budget"):
@@ -164,9 +164,9 @@ def test_preferences_tab_name_and_live_budget(
     assert bpy.types.REACH_PT_main.bl_category == "Animation"
     prefs.category = "Reach"
     assert bpy.types.REACH_PT_main.bl_category == "Reach"
-    assert extension.operators.preferences.live_time_budget() == pytest.approx(0.016)
+    assert extension.props.preferences.live_time_budget() == pytest.approx(0.016)
     prefs.time_budget = 40.0
-    assert extension.operators.preferences.live_time_budget() == pytest.approx(0.040)
+    assert extension.props.preferences.live_time_budget() == pytest.approx(0.040)
 
 
 def test_preferences_draw_every_setting_and_the_keys(extension: ModuleType, prefs: object) -> None:

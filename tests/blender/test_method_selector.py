@@ -56,7 +56,7 @@ def test_every_registered_method_is_offered(
     assert _enum_ids(obj.reach_ik.bl_rna, "method") == methods
     bake_rna = bpy.ops.reach.bake.get_rna_type()
     assert _enum_ids(bake_rna, "method") == ["ARMATURE", *methods]
-    prefs = importlib.import_module(f"{extension.__name__}.operators.preferences").preferences()
+    prefs = importlib.import_module(f"{extension.__name__}.props.preferences").preferences()
     assert _enum_ids(prefs.bl_rna, "method") == methods
     labels = {
         item.identifier: item.name for item in obj.reach_ik.bl_rna.properties["method"].enum_items

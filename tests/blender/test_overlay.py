@@ -109,8 +109,8 @@ def _scene() -> tuple[bpy.types.Object, dict[str, str]]:
 def test_views_follow_the_pose_and_the_last_measured_solve(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
-    scene_module = extension.bridge.overlay_scene
-    results = extension.bridge.results
+    scene_module = extension.bridge.overlay.views
+    results = extension.bridge.session.last_report
     obj, items = _scene()
     views = scene_module.views_of(obj, obj.reach_ik, results.last(obj))
     assert [v.name for v in views] == [items[k] for k in ("reach", "half", "aim")]
@@ -155,7 +155,7 @@ def test_draw_handler_builds_the_batches(
     assert lines.shader.uniforms == {"viewportSize": (800.0, 600.0), "lineWidth": 2.0}
     assert tris.shader.drawn == lines.shader.drawn == 1
     assert gpu.blend_modes == ["ALPHA", "NONE"]
-    prefs = extension.operators.preferences.preferences()
+    prefs = extension.props.preferences.preferences()
     unsolved = tuple(lines.content["color"][0])
     assert unsolved == pytest.approx(tuple(prefs.unsolved_color))
     run_op(bpy.ops.reach.solve)

@@ -84,7 +84,7 @@ def test_a_small_rig_solves_at_its_own_scale_and_the_panel_shows_the_values(
     obj = _rig()
     activate(obj)
     run_op(bpy.ops.reach.solve)
-    report = extension.bridge.results.last(obj)
+    report = extension.bridge.session.last_report.last(obj)
     assert report.satisfied and report.iterations < 50, report.text()
     drawn = draw_panels(extension)
     length = 3 * BONE

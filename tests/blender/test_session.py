@@ -1,4 +1,4 @@
-"""``bridge.session.RigSession``: the one entry the operators use, called directly."""
+"""``bridge.session.rig_session.RigSession``: the one entry the operators use, called directly."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.blender.reach_scenes import activate, add_constraint, add_empty, chan
 
 
 def _session(extension: ModuleType, obj: bpy.types.Object) -> object:
-    module = importlib.import_module(f"{extension.__name__}.bridge.session")
+    module = importlib.import_module(f"{extension.__name__}.bridge.session.rig_session")
     context = bpy.context
     return module.RigSession(obj, obj.reach_ik, context.scene, context.view_layer)
 
@@ -39,7 +39,7 @@ def test_solve_frame_and_bake(clean_scene: bpy.types.Scene, extension: ModuleTyp
 
 def test_scene_errors_are_reach_errors(clean_scene: bpy.types.Scene, extension: ModuleType) -> None:
     obj = make_chain()
-    rig = importlib.import_module(f"{extension.__name__}.bridge.rig")
+    rig = importlib.import_module(f"{extension.__name__}.bridge.rig.build")
     assert issubclass(rig.RigError, extension.solver.ReachError)
     with pytest.raises(rig.RigError, match="no enabled Reach constraints"):
         _session(extension, obj)

@@ -1,4 +1,4 @@
-"""``bridge.session_cache``: a kept session is reused only while nothing its build read changed.
+"""``bridge.session.kept``: a kept session is reused only while nothing its build read changed.
 
 Each edit below changes something the rig build reads; after it the cache must hand out a new
 session, and Solve must pose the rig exactly as a session built from scratch does. Without the
@@ -21,7 +21,7 @@ from tests.blender.reach_scenes import add_constraint, add_empty, make_chain, po
 
 
 def _cache(extension: ModuleType) -> ModuleType:
-    return importlib.import_module(f"{extension.__name__}.bridge.session_cache")
+    return importlib.import_module(f"{extension.__name__}.bridge.session.kept")
 
 
 def _session(extension: ModuleType, obj: bpy.types.Object) -> object:
@@ -32,7 +32,7 @@ def _session(extension: ModuleType, obj: bpy.types.Object) -> object:
 def _fresh_pose(extension: ModuleType, obj: bpy.types.Object) -> dict[str, np.ndarray]:
     """The pose a session built from scratch writes, from the current pose (which is put
     back afterwards)."""
-    module = importlib.import_module(f"{extension.__name__}.bridge.session")
+    module = importlib.import_module(f"{extension.__name__}.bridge.session.rig_session")
     before = {pb.name: pb.matrix_basis.copy() for pb in obj.pose.bones}
     context = bpy.context
     module.RigSession(obj, obj.reach_ik, context.scene, context.view_layer).solve_frame()
@@ -225,7 +225,7 @@ def _carried_target_with_constraint(obj: bpy.types.Object) -> None:
 
 
 def _target_held_by_child_of(obj: bpy.types.Object) -> None:
-    """A target carried by b1 through a full Child Of (see ``bridge.carried``)."""
+    """A target carried by b1 through a full Child Of (see ``bridge.rig.carried_targets``)."""
     con = bpy.data.objects["T"].constraints.new("CHILD_OF")
     con.target, con.subtarget = obj, "b1"
 
@@ -352,7 +352,7 @@ def test_an_aim_target_moved_onto_its_effector_is_refused_by_a_kept_session(
     kept.solve_frame()
     aim.matrix_world.translation = obj.matrix_world @ obj.pose.bones["b2"].head
     bpy.context.view_layer.update()
-    rig_error = importlib.import_module(f"{extension.__name__}.bridge.rig").RigError
+    rig_error = importlib.import_module(f"{extension.__name__}.bridge.errors").RigError
     with pytest.raises(rig_error, match=r"'b2 Aim'.*aim target is at the end-effector"):
         _session(extension, obj)
     aim.location = (2.0, 0.0, 1.0)  # moved away: solved again, no error

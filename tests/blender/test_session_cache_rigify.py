@@ -58,7 +58,7 @@ def generated_rig(generated_file: Path) -> Iterator[bpy.types.Object]:
 
 
 def _cache(extension: ModuleType) -> ModuleType:
-    return importlib.import_module(f"{extension.__name__}.bridge.session_cache")
+    return importlib.import_module(f"{extension.__name__}.bridge.session.kept")
 
 
 def _session(extension: ModuleType, rig: bpy.types.Object) -> object:
@@ -106,8 +106,8 @@ def test_live_posing_keeps_the_session_while_the_control_is_dragged(
     centre = np.array(rig.pose.bones[CONTROL].location)
     _move(rig, centre, 0.5)  # the first live solve builds the session
     kept = _cache(extension)._SESSIONS[rig.session_uid].session
-    results = importlib.import_module(f"{extension.__name__}.bridge.results")
-    live = importlib.import_module(f"{extension.__name__}.bridge.live")
+    results = importlib.import_module(f"{extension.__name__}.bridge.session.last_report")
+    live = importlib.import_module(f"{extension.__name__}.bridge.live.posing")
     solves = live.state_of(rig).solves
     for step in STEPS:
         _move(rig, centre, step)

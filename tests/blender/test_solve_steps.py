@@ -1,4 +1,4 @@
-"""A Solve in steps (``bridge.frame_solve.FrameSolve``) and the modal Solve operator: ESC
+"""A Solve in steps (``bridge.solve.frame_solve.FrameSolve``) and the modal Solve operator: ESC
 between steps restores the pose (and writes no key), the status bar says which step runs.
 
 Background Blender (the ``bpy`` wheel) has no window and no event loop, so the modal path is
@@ -68,7 +68,7 @@ def _assert_same_keys(a: dict, b: dict) -> None:
 
 
 def _session(extension: ModuleType, obj: bpy.types.Object) -> object:
-    module = importlib.import_module(f"{extension.__name__}.bridge.session")
+    module = importlib.import_module(f"{extension.__name__}.bridge.session.rig_session")
     context = bpy.context
     return module.RigSession(obj, obj.reach_ik, context.scene, context.view_layer)
 
@@ -111,7 +111,7 @@ def test_cancel_after_the_first_step_restores_the_pose_bit_for_bit(
     obj = _rig()
     start = _pose(obj)
     session = _session(extension, obj)
-    busy = importlib.import_module(f"{extension.__name__}.bridge.busy")
+    busy = importlib.import_module(f"{extension.__name__}.bridge.blender.busy_armatures")
     job = session.frame_solve()
     assert not job.step() and busy.is_busy(obj)  # the first solve ran; passes follow
     assert any(not np.array_equal(v, start[k]) for k, v in _pose(obj).items())
@@ -256,7 +256,7 @@ def test_a_solve_without_a_recorded_pose_cannot_be_cancelled(
 ) -> None:
     """``solve_frame`` records no pose (it never cancels); cancelling such a solve says why."""
     obj = _rig()
-    module = importlib.import_module(f"{extension.__name__}.bridge.frame_solve")
+    module = importlib.import_module(f"{extension.__name__}.bridge.solve.frame_solve")
     job = module.FrameSolve(_session(extension, obj), restorable=False)
     assert not job.step()
     with pytest.raises(extension.solver.InvalidInputError, match="restorable=False"):

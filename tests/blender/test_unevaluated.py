@@ -163,7 +163,7 @@ def test_frame_change_evaluation_refuses_a_target_blender_does_not_evaluate(
     """Live posing cannot change what Blender evaluates from its handlers: it stops and says
     why instead of posing to the target's stale place."""
     obj, _target = _scene("DISABLED")
-    live = importlib.import_module(f"{extension.__name__}.bridge.live")
+    live = importlib.import_module(f"{extension.__name__}.bridge.live.posing")
     obj.reach_ik.evaluate_on_frame_change = True
     clean_scene.frame_set(20)
     assert not obj.reach_ik.evaluate_on_frame_change
@@ -183,7 +183,7 @@ def test_a_target_hidden_with_the_eye_is_taken_as_it_is(
     run_op(bpy.ops.reach.bake)
     report = last_report(obj)
     assert report.satisfied and not report.notes, report.text()
-    live = importlib.import_module(f"{extension.__name__}.bridge.live")
+    live = importlib.import_module(f"{extension.__name__}.bridge.live.posing")
     obj.reach_ik.evaluate_on_frame_change = True
     for frame in (20, 7):
         clean_scene.frame_set(frame)
@@ -210,7 +210,7 @@ def test_an_armature_blender_does_not_evaluate_is_refused(
 
 
 def test_what_blender_itself_evaluates(empty_file: bpy.types.Scene) -> None:
-    """The facts :mod:`bridge.unevaluated` rests on, in Blender alone: its IK follows a target
+    """The facts :mod:`bridge.solve.unevaluated` rests on, in Blender alone: its IK follows a target
     disabled in viewports (so Reach should too); a muted constraint is enough to have the
     target evaluated and moves nothing; a custom property pointing at it is not (the target
     gets an evaluated copy that never animates, so ``is_evaluated`` cannot tell)."""
