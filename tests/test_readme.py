@@ -92,6 +92,12 @@ def test_every_make_target_the_readme_names_exists() -> None:
     assert os.access(REPO_ROOT / ".ci" / "run", os.X_OK), "README names .ci/run"
 
 
+def test_the_make_check_sees_a_missing_target_and_skips_prose() -> None:
+    text = "Joints make some poses stiff.\n\n```sh\nmake demo\n```\n\nThen `make nope BLENDER=45`."
+    assert _make_commands(text) == {"demo", "nope"}
+    assert _make_commands(text) - _make_targets() == {"nope"}
+
+
 def _without_code(text: str) -> str:
     return re.sub(r"```.*?```", "", text, flags=re.S)
 
