@@ -1,5 +1,10 @@
-"""The README's solver snippets run as written: saved as a file and run the way the README
-says (the checkout on ``PYTHONPATH``, from another folder)."""
+"""The README holds up on a fresh clone: its Python snippets run as written, the ``make``
+targets it names exist, and every relative link of the README and of docs/ leads somewhere.
+
+The snippets are saved as a file and run from another folder with ``reach_ik_solver``
+importable the way ``pip install .`` makes it (the checkout's ``solver/`` under that name,
+``pyproject.toml``'s ``package-dir``); ``tests/test_install.py`` does the real install.
+"""
 
 from __future__ import annotations
 
@@ -9,18 +14,31 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
+README = REPO_ROOT / "README.md"
+#: The pages whose links are checked: the README, the manual, the benchmark history.
+PAGES = [README, *sorted((REPO_ROOT / "docs").glob("*.md")), REPO_ROOT / "bench" / "HISTORY.md"]
 
 
-def _python_blocks() -> list[str]:
-    """Every fenced ``python`` block of the README, in order."""
-    return re.findall(r"```python\n(.*?)```", (REPO_ROOT / "README.md").read_text(), re.S)
+def _python_blocks(page: Path) -> list[str]:
+    """Every fenced ``python`` block of ``page``, in order."""
+    return re.findall(r"```python\n(.*?)```", page.read_text(), re.S)
+
+
+def _installed(folder: Path) -> Path:
+    """A folder in which ``import reach_ik_solver`` finds the checkout's solver, as installed."""
+    site = folder / "site"
+    site.mkdir()
+    (site / "reach_ik_solver").symlink_to(REPO_ROOT / "solver", target_is_directory=True)
+    return site
 
 
 def _run(script: str, folder: Path) -> str:
     path = folder / "example.py"
     path.write_text(script)
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(_installed(folder))}
     proc = subprocess.run(
         [sys.executable, str(path)], cwd=folder, env=env, capture_output=True, text=True
     )
@@ -28,12 +46,109 @@ def _run(script: str, folder: Path) -> str:
     return proc.stdout
 
 
-def test_the_solver_snippet_runs_from_a_file(tmp_path: Path) -> None:
-    """The first solver snippet (the arm reaching a grip pose) and the conditioning snippet
-    that continues it; the Blender one (``import bpy``) runs only inside Blender."""
-    solver_blocks = [b for b in _python_blocks() if "import bpy" not in b]
-    assert len(solver_blocks) == 2, solver_blocks
-    first, conditioning = solver_blocks
-    out = _run(first, tmp_path)
-    assert "GOAL_REACHED" in out or "reached" in out.lower(), out
-    _run(first + conditioning, tmp_path)
+def test_the_readme_snippets_run_as_written(tmp_path: Path) -> None:
+    """Every Python block of the README, each run after the ones before it (as a reader
+    continues the example): today the arm reaching a grip pose, which reaches it."""
+    blocks = _python_blocks(README)
+    assert blocks, "the README has a script example"
+    out = ""
+    for i in range(len(blocks)):
+        folder = tmp_path / f"block{i}"
+        folder.mkdir()
+        out = _run("".join(blocks[: i + 1]), folder)
+    assert "GOAL_REACHED" in out, out
+
+
+def test_the_solver_api_snippets_continue_the_readme_example(tmp_path: Path) -> None:
+    """docs/solver-api.md's snippets (the conditioning read-out) continue the README's."""
+    blocks = _python_blocks(REPO_ROOT / "docs" / "solver-api.md")
+    assert blocks
+    _run("".join(_python_blocks(README) + blocks), tmp_path)
+
+
+def _make_targets() -> set[str]:
+    """Every target a rule of the Makefile names (``a b: pattern: ...`` included)."""
+    targets: set[str] = set()
+    for line in (REPO_ROOT / "Makefile").read_text().splitlines():
+        rule = re.match(r"^([^\s#:=][^:=]*):(?!=)", line)
+        if rule:
+            targets.update(rule.group(1).split())
+    return targets
+
+
+def _make_commands(text: str) -> set[str]:
+    """The targets of the ``make`` commands in ``text``'s code: inline code and ``sh`` blocks
+    (not prose such as "make some joints stiffer")."""
+    code = re.findall(r"```sh\n(.*?)```", text, re.S)
+    code += re.findall(r"`([^`]+)`", re.sub(r"```.*?```", "", text, flags=re.S))
+    return {m for c in code for m in re.findall(r"(?:^|[\s;&])make\s+([a-z][a-z0-9_-]*)", c, re.M)}
+
+
+def test_every_make_target_the_readme_names_exists() -> None:
+    named = _make_commands(README.read_text())
+    assert {"zip", "demo", "test", "bench", "bench-blender"} <= named, named
+    missing = named - _make_targets()
+    assert not missing, f"README names make targets the Makefile lacks: {sorted(missing)}"
+    assert os.access(REPO_ROOT / ".ci" / "run", os.X_OK), "README names .ci/run"
+
+
+def test_the_make_check_sees_a_missing_target_and_skips_prose() -> None:
+    text = "Joints make some poses stiff.\n\n```sh\nmake demo\n```\n\nThen `make nope BLENDER=45`."
+    assert _make_commands(text) == {"demo", "nope"}
+    assert _make_commands(text) - _make_targets() == {"nope"}
+
+
+def _without_code(text: str) -> str:
+    return re.sub(r"```.*?```", "", text, flags=re.S)
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's anchors of ``page``'s headings: lower case, punctuation dropped, spaces to
+    hyphens, ``-1``, ``-2`` ... on repeats."""
+    seen: dict[str, int] = {}
+    for heading in re.findall(r"^#+ (.+)$", _without_code(page.read_text()), re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        if count:
+            seen[f"{slug}-{count}"] = 1
+    return set(seen)
+
+
+def _links(page: Path) -> list[str]:
+    return re.findall(r"\]\(([^)\s]+)\)", _without_code(page.read_text()))
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(REPO_ROOT)))
+def test_every_relative_link_points_at_an_existing_file(page: Path) -> None:
+    broken = []
+    for link in _links(page):
+        if re.match(r"^[a-z]+:", link):  # https:, mailto:
+            continue
+        path, _, anchor = link.partition("#")
+        target = (page.parent / path).resolve() if path else page
+        if not target.exists():
+            broken.append(f"{link}: no such file")
+        elif anchor and target.suffix == ".md" and anchor not in _anchors(target):
+            broken.append(f"{link}: no heading with that anchor")
+    assert not broken, broken
+
+
+def test_the_link_check_sees_a_broken_link(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("# Title\n\n[ok](page.md#title) [gone](nowhere.md) [bad](#no-such)\n")
+    assert _links(page) == ["page.md#title", "nowhere.md", "#no-such"]
+    assert _anchors(page) == {"title"}
+    with pytest.raises(AssertionError, match=r"nowhere\.md.*no-such"):
+        test_every_relative_link_points_at_an_existing_file(page)
+
+
+def test_no_page_quotes_a_bridge_module_path() -> None:
+    """bridge/ is being reorganised into subpackages; the pages say "the bridge" instead of
+    naming its files, so they cannot go stale with every move."""
+    quoted = [
+        f"{page.relative_to(REPO_ROOT)}: {m.group(0)}"
+        for page in PAGES[:-1]  # README and docs/; bench/HISTORY.md may quote old profiles
+        for m in re.finditer(r"bridge[/.][A-Za-z_][\w./]*", page.read_text())
+    ]
+    assert not quoted, quoted
