@@ -6,7 +6,7 @@ run (current pose, earlier keys and save / reload make no difference); a bake of
 keyed range starts from the pose the keys give, so it joins them (:mod:`..bridge.bake_join`).
 Any error, or ESC in
 the modal bake, restores keys, action, muted IK constraints, frame and pose: nothing is
-written. Details in :mod:`..bridge.bake` and the README's "Baking" section.
+written. Details in :mod:`..bridge.bake` and docs/baking.md.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Why ``depsgraph_update_post`` rather than a modal timer: the handler runs only w
 evaluated a change, inside that same update, so the new pose is drawn with the moved target
 (no extra latency) and nothing runs while the scene is idle; a timer would poll every
 armature's inputs at its rate even when nothing moves, and show the pose one tick late.
-``bench/live_update.py`` measures both costs (README, "Live posing").
+``bench/live_update.py`` measures both costs (docs/live-posing.md).
 
 Nothing runs during a render (``render_init`` .. ``render_complete`` / ``render_cancel``, or a
 running render job) or an object bake job; a Reach bake holds its armature itself
