@@ -11,8 +11,8 @@ import numpy as np
 from .conditioning import PoseJacobians
 from .constraint import Constraint, constraint_list
 from .errors import FrozenError, InvalidInputError
-from .figure import Figure
-from .linear import LinearSystem, coordinate_system, only_point, project
+from .figure import Figure, coordinate_system
+from .linear import LinearSystem, only_point, project
 from .methods import Method, make_method
 from .methods.analytic_start import AnalyticStart
 from .optimizer import Outcome, Status
