@@ -45,7 +45,7 @@ from bench.robots import robot_chain
 from bench.sections import write_section
 from bench.serial import SerialChain, sample_targets
 from solver import restarts
-from solver.solve import DEFAULT_RESTARTS
+from solver.options import DEFAULT_RESTARTS
 
 HERE = Path(__file__).resolve().parent
 SECTION = "restart-agreement"

@@ -19,11 +19,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 import solver
-from solver.options import SolverOptions
 from solver.step_bound import held as held_by_bound
 
 #: Upper arm and forearm lengths, scene units.
@@ -105,7 +105,7 @@ class Track:
 
 
 def track(
-    path: np.ndarray, max_change: float | None = None, options: SolverOptions | None = None
+    path: np.ndarray, max_change: float | None = None, options: dict[str, Any] | None = None
 ) -> Track:
     """Track ``path`` (frames, 3): the first frame solved to convergence from :data:`START`
     by the default solver (there is no previous frame to bound), every later one by a
@@ -148,7 +148,7 @@ ON_TARGET = 1e-3
 #: The ways compared: (label, ``max_change``, solver options). Iterated rows keep the
 #: bake's two restarts; the one-step damped least squares has none (a restart of a
 #: one-iteration run would jump anywhere).
-WAYS: tuple[tuple[str, float | None, SolverOptions], ...] = (
+WAYS: tuple[tuple[str, float | None, dict[str, Any]], ...] = (
     ("unbounded: gauss-newton-hybrid", None, {"restarts": 2}),
     ("(a) gauss-newton-hybrid, max_change 0.5", BOUND, {"restarts": 2}),
     ("(a) bfgs, max_change 0.5", BOUND, {"method": "bfgs", "restarts": 2}),

@@ -26,6 +26,7 @@ from .goals import (
     PositionOrientationGoal,
 )
 from .optimizer import Status
+from .options import Options
 from .result import IKResult, Residual
 from .solve import Solver, solve
 from .urdf import URDFError, load_urdf, urdf_figure
@@ -43,6 +44,7 @@ __all__ = [
     "InfeasibleError",
     "InvalidInputError",
     "LineGoal",
+    "Options",
     "OrientationGoal",
     "PlaneGoal",
     "PositionGoal",

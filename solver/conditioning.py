@@ -38,7 +38,7 @@ of the stacked Jacobian. Its null space, :attr:`Conditioning.null_space` (n_coor
 holds orthonormal coordinate directions that move no goal to first order: a script adds a
 secondary goal by stepping ``x + N @ c`` for any ``c`` (k,), e.g. ``c = N.T @ grad`` of its
 own objective, and the constraints change only to second order in ``|c|``. Joint limits
-are not part of it: project a step that leaves them (``solver.linear.project_feasible``).
+are not part of it: project a step that leaves them (``solver.figure.project_feasible``).
 """
 
 from __future__ import annotations

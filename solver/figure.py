@@ -46,6 +46,7 @@ from ._checks import (
 )
 from .errors import InvalidInputError, UnknownNameError
 from .kinematics import Kinematics
+from .linear import LinearSystem, project
 from .rotations import rest_rotation
 from .structure import PRISMATIC, REVOLUTE, Joint, JointGroup, LinearConstraint, Segment
 
@@ -503,8 +504,6 @@ class Figure:
 
         A figure without joints has no coordinates: the result has shape (0,).
         """
-        from .linear import project_feasible
-
         if not self._segments:
             raise InvalidInputError("the figure has no segments; add segments and joints first")
         if not self._joints:
@@ -536,3 +535,60 @@ class Figure:
         if not np.isfinite(c).all():
             raise InvalidInputError(f"{what} contain NaN or infinity")
         return c
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def coordinate_system(figure: Figure) -> LinearSystem:
+    """All linear constraints of ``figure`` as rows over its coordinates."""
+    n = len(figure.coordinate_names)
+    coupling = figure.coupling
+    rows: list[np.ndarray] = []
+    rhs: list[float] = []
+    equality: list[bool] = []
+    labels: list[str] = []
+
+    def add(a: np.ndarray, lower: float, upper: float, name: str) -> None:
+        if lower == upper:
+            rows.append(a)
+            rhs.append(upper)
+            equality.append(True)
+            labels.append(f"{name} == {_fmt(upper)}")
+            return
+        if np.isfinite(upper):
+            rows.append(a)
+            rhs.append(upper)
+            equality.append(False)
+            labels.append(f"{name} <= {_fmt(upper)}")
+        if np.isfinite(lower):
+            rows.append(-a)
+            rhs.append(-lower)
+            equality.append(False)
+            labels.append(f"{name} >= {_fmt(lower)}")
+
+    lower, upper = figure.coordinate_bounds()
+    for k, name in enumerate(figure.coordinate_names):
+        a = np.zeros(n)
+        a[k] = 1.0
+        add(a, lower[k], upper[k], name)
+    for j, joint in enumerate(figure.joints):
+        if joint.group >= 0:
+            add(coupling[j].copy(), joint.lower, joint.upper, joint.name)
+    for constraint in figure.linear_constraints:
+        a = np.zeros(n)
+        for j, c in constraint.coefficients.items():
+            a += c * coupling[j]
+        add(a, constraint.lower, constraint.upper, constraint.label)
+    return LinearSystem(
+        np.array(rows, dtype=float).reshape(-1, n),
+        np.array(rhs, dtype=float),
+        np.array(equality, dtype=bool),
+        labels,
+    )
+
+
+def project_feasible(figure: Figure, coords: np.ndarray) -> np.ndarray:
+    """Coordinates moved into ``figure``'s feasible set (nearest point)."""
+    return project(coordinate_system(figure), np.asarray(coords, dtype=float))

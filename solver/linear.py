@@ -1,7 +1,8 @@
 """Linear constraints on coordinates: bounds, polygons, equalities (eq. 23).
 
 Joint limits, limits of grouped joints, user inequalities and equalities all
-become rows ``a . coords <= b`` or ``a . coords == b``. A start outside the
+become rows ``a . coords <= b`` or ``a . coords == b`` (:class:`LinearSystem`; a figure's
+own rows are :func:`solver.figure.coordinate_system`). A start outside the
 feasible set is moved to the nearest feasible point (an exact Euclidean
 projection, :mod:`solver.projection`); an empty feasible set raises
 :class:`InfeasibleError`.
@@ -10,15 +11,11 @@ projection, :mod:`solver.projection`); an empty feasible set raises
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import InfeasibleError
 from .projection import least_distance
-
-if TYPE_CHECKING:
-    from .figure import Figure
 
 #: Violation (in the rows' own units) tolerated as round-off.
 FEASIBILITY_TOLERANCE = 1e-9
@@ -79,58 +76,6 @@ class UnitRows:
         return LinearSystem(self.A, b[self.keep] / self.norms, self.equality, self.labels)
 
 
-def _fmt(value: float) -> str:
-    return f"{value:.6g}"
-
-
-def coordinate_system(figure: Figure) -> LinearSystem:
-    """All linear constraints of ``figure`` as rows over its coordinates."""
-    n = len(figure.coordinate_names)
-    coupling = figure.coupling
-    rows: list[np.ndarray] = []
-    rhs: list[float] = []
-    equality: list[bool] = []
-    labels: list[str] = []
-
-    def add(a: np.ndarray, lower: float, upper: float, name: str) -> None:
-        if lower == upper:
-            rows.append(a)
-            rhs.append(upper)
-            equality.append(True)
-            labels.append(f"{name} == {_fmt(upper)}")
-            return
-        if np.isfinite(upper):
-            rows.append(a)
-            rhs.append(upper)
-            equality.append(False)
-            labels.append(f"{name} <= {_fmt(upper)}")
-        if np.isfinite(lower):
-            rows.append(-a)
-            rhs.append(-lower)
-            equality.append(False)
-            labels.append(f"{name} >= {_fmt(lower)}")
-
-    lower, upper = figure.coordinate_bounds()
-    for k, name in enumerate(figure.coordinate_names):
-        a = np.zeros(n)
-        a[k] = 1.0
-        add(a, lower[k], upper[k], name)
-    for j, joint in enumerate(figure.joints):
-        if joint.group >= 0:
-            add(coupling[j].copy(), joint.lower, joint.upper, joint.name)
-    for constraint in figure.linear_constraints:
-        a = np.zeros(n)
-        for j, c in constraint.coefficients.items():
-            a += c * coupling[j]
-        add(a, constraint.lower, constraint.upper, constraint.label)
-    return LinearSystem(
-        np.array(rows, dtype=float).reshape(-1, n),
-        np.array(rhs, dtype=float),
-        np.array(equality, dtype=bool),
-        labels,
-    )
-
-
 def project(system: LinearSystem, v: np.ndarray, what: str = "the joint limits") -> np.ndarray:
     """Nearest point to ``v`` satisfying ``system`` (exact, see :mod:`solver.projection`).
 
@@ -175,8 +120,3 @@ def only_point(system: LinearSystem, v: np.ndarray) -> bool:
         if not along.feasible or float(np.abs(along.x).max()) > 1e-9:
             return False
     return True
-
-
-def project_feasible(figure: Figure, coords: np.ndarray) -> np.ndarray:
-    """Coordinates moved into ``figure``'s feasible set (nearest point)."""
-    return project(coordinate_system(figure), np.asarray(coords, dtype=float))

@@ -21,11 +21,11 @@ import numpy as np
 
 from .constraint import Constraint
 from .errors import InvalidInputError, UnknownNameError
-from .figure import Figure
+from .figure import Figure, coordinate_system
 from .goals.base import Blocks, Goal, Report
 from .goals.position import POSITION_BLOCKS, PositionGoal
 from .kinematics import Frames, Kinematics, index_or_slice, is_identity
-from .linear import LinearSystem, UnitRows, coordinate_system
+from .linear import LinearSystem, UnitRows
 
 
 @dataclass

@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Constraint, EndEffector, Figure, PositionGoal, Solver
+from solver.figure import coordinate_system
 from solver.line_search import DELTA1, DELTA2, powell_search
-from solver.linear import LinearSystem, coordinate_system, project
+from solver.linear import LinearSystem, project
 from solver.optimizer import HESSIANS, GaussNewtonHybrid, Status, make_strategy, minimize
 from solver.optimizer.active_set import ActiveSet
 from solver.optimizer.hessian import (

@@ -1,7 +1,5 @@
 """Global search: time limit, restarts near then far, singular starts, tracking recovery."""
 
-import inspect
-
 import numpy as np
 import pytest
 
@@ -16,8 +14,8 @@ from solver import (
     Status,
     solve,
 )
+from solver.options import DEFAULT_RESTARTS
 from solver.restarts import AGREEING
-from solver.solve import DEFAULT_RESTARTS
 from tests import arm7
 
 
@@ -211,21 +209,6 @@ def test_bad_time_limit_is_named() -> None:
     for bad in (0.0, -1.0, float("nan"), "soon"):
         with pytest.raises(InvalidInputError, match="time_limit"):
             solve(straight_chain(), [c], time_limit=bad)
-
-
-def test_options_are_typed_keywords() -> None:
-    """solve()'s keyword options are exactly Solver's, typed by SolverOptions."""
-    from typing import get_type_hints
-
-    from solver.options import SolverOptions
-
-    solver_keywords = set(inspect.signature(Solver).parameters) - {"figure", "constraints"}
-    assert set(get_type_hints(SolverOptions)) == solver_keywords
-    options = inspect.signature(solve).parameters["options"]
-    assert options.kind == inspect.Parameter.VAR_KEYWORD
-    assert "Unpack[SolverOptions]" in str(options.annotation)
-    with pytest.raises(TypeError):
-        solve(straight_chain(), [], restart=3)  # type: ignore[call-arg]
 
 
 def _circle_track(**options: object) -> list[bool]:

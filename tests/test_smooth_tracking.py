@@ -12,7 +12,6 @@ import pytest
 
 from bench.smooth_tracking import crossing_path, hand, shoulder_arm, track
 from solver import Constraint, EndEffector, PositionGoal, Solver
-from solver.options import SolverOptions
 
 BOUND = 0.5  # radians per frame
 
@@ -61,8 +60,7 @@ def test_a_held_frame_reports_the_bound_that_holds_it() -> None:
     under = ik.solve(np.array([0.0, -1.0]))
     assert under.success
     goal.point = path[crossing]
-    ik.max_change = BOUND
-    result = ik.solve(under.x)
+    result = ik.solve(under.x, options=ik.options.replace(max_change=BOUND))
     assert not result.success
     assert result.restarts == 0  # skipped: the bound, not a local minimum, holds the pose
     assert "shoulder change <= 0.5 (max_change)" in result.active_set
@@ -75,7 +73,7 @@ def test_a_held_frame_reports_the_bound_that_holds_it() -> None:
 def test_damped_least_squares_one_step_per_frame_keeps_within_its_step_limit() -> None:
     """Way (b) of the benchmark: ``lambda = |e| / (2 s)`` (eq. 18) bounds each frame's step
     by ``s`` whatever the conditioning, so it never flips (largest change 0.106 rad)."""
-    options: SolverOptions = {"method": "dls", "step_limit": BOUND, "max_iterations": 1}
+    options: dict[str, object] = {"method": "dls", "step_limit": BOUND, "max_iterations": 1}
     run = track(crossing_path(), None, {**options, "restarts": 0})
     assert run.steps.max() <= BOUND
     assert run.steps.max() < 0.2

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Constraint, EndEffector, Figure, InvalidInputError, PositionGoal, Solver
-from solver.linear import project_feasible
+from solver.figure import project_feasible
 from solver.methods import METHODS
 from solver.problem import Problem
 from solver.restarts import StartSampler

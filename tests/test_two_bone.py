@@ -376,7 +376,7 @@ def test_the_default_leaves_the_start_alone() -> None:
     effector = EndEffector("hand", (0.0, 0.2, 0.0))
     goal = PositionGoal(tip_of(fig, np.array([0.5, 0.1, -0.3, 1.0]), effector))
     solver = Solver(fig, [Constraint(effector, goal)], restarts=0)
-    assert solver.analytic_start is False
+    assert solver.options.analytic_start is False
     start = np.array([0.1, 0.2, 0.3, 0.4])
     coords, _, nit = first_start(solver, start)
     assert np.array_equal(coords, start)

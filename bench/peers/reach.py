@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import replace
-from typing import Unpack
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +21,6 @@ import solver
 from bench.figures import chain_figure, chain_tip, set_goal, tip_goal
 from bench.peers.base import Attempt, Track
 from bench.serial import SerialChain, forward
-from solver.options import SolverOptions
 
 GRADED = "Reach IK, tolerance 1e-5"
 """Name of the peer whose ``tolerance`` is the graded 1e-5 m (all other options default)."""
@@ -31,9 +30,7 @@ class ReachModel:
     """Figure, tip constraint and a Solver of a chain (default options, or the ``options``
     given: ``tolerance``, ``method``, ``restarts``, ...)."""
 
-    def __init__(
-        self, chain: SerialChain, orientation: bool, **options: Unpack[SolverOptions]
-    ) -> None:
+    def __init__(self, chain: SerialChain, orientation: bool, **options: Any) -> None:
         self.chain = chain
         self.orientation = orientation
         self.figure = chain_figure(chain)
@@ -78,7 +75,7 @@ class ReachChain:
         orientation: bool,
         tolerance: float | None = None,
         name: str | None = None,
-        **options: Unpack[SolverOptions],
+        **options: Any,
     ) -> None:
         if tolerance is not None:
             options["tolerance"] = tolerance

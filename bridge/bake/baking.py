@@ -275,14 +275,15 @@ class BakeJob:
         check_targets(rig)
         start_at_poles(rig)  # converted pole chains start where Blender's IK starts
         plain = rig.initial()
+        options = self.solver.options
         if self.smooth is not None:  # the bound is around the previous frame's pose
             start = plain
-            self.solver.max_change = self.smooth.max_change(self.index)
+            options = options.replace(max_change=self.smooth.max_change(self.index))
         elif keyed:  # the pose the keys give, as it is
             start = plain
         else:
             start = self.starts.start(plain)  # the last motion continued
-        result = solve_refined(self.solver, rig.solved.values(), start)
+        result = solve_refined(self.solver, rig.solved.values(), start, options)
         if self.smooth is not None:
             self.smooth.record(self.index, frame, start, result)
         self.starts.record(plain, result.x, self.index > 0 and result.success)
@@ -369,7 +370,7 @@ class BakeJob:
             n_keys=self.n_keys,
             n_channels=len(self.channels),
             n_dof=len(self.rig.figure.coordinate_names),
-            method=self.solver.method,
+            method=self.solver.options.method_name,
             iterations=self.iterations,
             solve_seconds=self.solve_seconds,
             seconds=time.perf_counter() - self.clock,

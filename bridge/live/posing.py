@@ -150,14 +150,11 @@ def solve_now(
     try:
         session = session_for(obj, settings, scene, view_layer)  # kept between updates
         limit = BUDGET if budget is None else budget
-        kept_limit = session.solver.time_limit  # the kept session also serves Solve
-        session.solver.time_limit = limit * (state.budget_scale if switch == LIVE else 1)
+        limit *= state.budget_scale if switch == LIVE else 1  # this update's own time limit
         solved = list(session.rig.solved)
         before = _pose_values(obj, solved)
-        try:
-            report = session.solve_frame(follow_hidden=False)  # no relation changes here
-        finally:
-            session.solver.time_limit = kept_limit
+        options = session.solver.options.replace(time_limit=limit)
+        report = session.solve_frame(follow_hidden=False, options=options)  # no relation changes
         state.bones = tuple(session.rig.bones)
         moved = np.abs(_pose_values(obj, solved) - before).max(initial=0.0) > UNCHANGED
         if edit is not None and moved:

@@ -68,7 +68,11 @@ class RigSession(ArmatureSolver):
         return FrameSolve(self, insert_keys, frame)
 
     def solve_frame(
-        self, insert_keys: bool = False, frame: float | None = None, follow_hidden: bool = True
+        self,
+        insert_keys: bool = False,
+        frame: float | None = None,
+        follow_hidden: bool = True,
+        options: solver.Options | None = None,
     ) -> FrameReport:
         """Solve at the current frame, write the pose (and keys), measure, correct, report.
 
@@ -86,6 +90,8 @@ class RigSession(ArmatureSolver):
             RigError: a target was deleted, is not finite or at infinity, an aim target
                 sits on its effector; the armature is not evaluated by Blender (or, with
                 ``follow_hidden`` False, a target is not).
+            options: this solve's solver options (live posing's time limit); None: the
+                session solver's own.
         """
         return FrameSolve(self, insert_keys, frame, restorable=False,
-                          follow_hidden=follow_hidden).run()  # fmt: skip
+                          follow_hidden=follow_hidden, options=options).run()  # fmt: skip

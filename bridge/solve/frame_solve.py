@@ -87,10 +87,13 @@ class FrameSolve:
         follow_hidden: follow targets Blender does not evaluate for the time of the solve
             (:class:`.unevaluated.FollowedTargets`); False refuses them (live posing, whose
             handlers must not change the depsgraph's relations).
+        options: the solver options of this Solve (None: the session solver's own); the
+            correction passes use them without restarts.
 
     Attributes:
         report: the finished Solve's report (None until :attr:`done`).
         passes: correction passes run so far.
+        options: the solver options of this Solve.
     """
 
     def __init__(
@@ -100,8 +103,10 @@ class FrameSolve:
         frame: float | None = None,
         restorable: bool = True,
         follow_hidden: bool = True,
+        options: solver.Options | None = None,
     ) -> None:
         self.session = session
+        self.options = session.solver.options if options is None else options
         self.follow_hidden = follow_hidden
         self._followed: FollowedTargets | None = None
         self.insert_keys = insert_keys
@@ -238,10 +243,12 @@ class FrameSolve:
         self._seconds += result.time
         return _Pass(result, channels, measured)
 
-    def _solve(self) -> solver.IKResult:
-        """Solve from the rig's start, refining the swing polygons that hold the pose."""
-        session = self.session
-        return solve_refined(session.solver, session.rig.solved.values(), session.rig.initial())
+    def _solve(self, options: solver.Options | None = None) -> solver.IKResult:
+        """Solve from the rig's start with ``options`` (None: :attr:`options`), refining the
+        swing polygons that hold the pose."""
+        session, rig = self.session, self.session.rig
+        return solve_refined(session.solver, rig.solved.values(), rig.initial(),
+                             self.options if options is None else options)  # fmt: skip
 
     def _tolerance(self) -> float:
         """The distance tolerance, scene units (relative to the rig when *Automatic*)."""
@@ -273,7 +280,7 @@ class FrameSolve:
             return best
         depsgraph = session.view_layer.depsgraph
         corrector = Corrector()
-        restarts, session.solver.restarts = session.solver.restarts, 0  # refine, never jump away
+        refining = self.options.replace(restarts=0)  # refine, never jump away
         try:
             while wrong and self.passes < MAX_PASSES and stalled < STALL_PASSES:
                 if best.score(tol, angle_tol, counted) == 0.0:
@@ -285,14 +292,13 @@ class FrameSolve:
                     frame = frames[spec.effector_segment]
                     corrector.retarget(rig, spec, last.measured[i], frame, depsgraph)
                 rig.push_rest()
-                last = self._evaluate(self._solve())
+                last = self._evaluate(self._solve(refining))
                 self.passes += 1
                 if last.score(tol, angle_tol, counted) < best.score(tol, angle_tol, counted):
                     best, stalled = last, 0
                 else:
                     stalled += 1
         finally:
-            session.solver.restarts = restarts
             rig.update_targets()  # the goals back on the true targets
         if best is not last:  # later passes did worse: keep the best pose
             rig.write_pose(best.channels)
@@ -351,6 +357,6 @@ class FrameSolve:
             bones=len(rig.solved),
             keys=n_keys,
             notes=tuple(notes),
-            method=self.session.solver.method,
+            method=self.options.method_name,
             conditioning=ConditioningReadout(result, tuple(rig.solved.values())),
         )

@@ -76,14 +76,18 @@ def refine(fig: solver.Figure, bone: SolvedBone, focus: np.ndarray) -> int:
 
 
 def solve_refined(
-    ik: solver.Solver, solved: Iterable[SolvedBone], start: np.ndarray
+    ik: solver.Solver,
+    solved: Iterable[SolvedBone],
+    start: np.ndarray,
+    options: solver.Options | None = None,
 ) -> solver.IKResult:
-    """``ik.solve(start)``, then refinements where a swing polygon holds the pose.
+    """``ik.solve(start)`` with ``options`` (None: ``ik.options``), then refinements where a
+    swing polygon holds the pose.
 
     Runs only when a goal is missed and a polygon row is active (elsewhere the polygon's gap
     does not show). Each pass refines the held bones' polygons around their swings and solves
     again from the last pose without restarts; the pose with the lower objective is kept.
-    Under a step bound (``ik.max_change``, a smooth bake) a pass solves again from ``start``
+    Under a step bound (``options.max_change``, a smooth bake) a pass solves again from ``start``
     itself, so the bound stays around the frame's start rather than moving with each pass.
 
     Returns:
@@ -91,37 +95,34 @@ def solve_refined(
     """
     clock = time.perf_counter()
     bones = [b for b in solved if b.segment is not None and b.segment.limits is not None]
+    options = ik.options if options is None else options
     first = np.array(start, dtype=float)
-    best = ik.solve(first)
+    best = ik.solve(first, options=options)
     if not bones:
         return best
     nit = best.nit
     centres: dict[str, np.ndarray] = {}
-    restarts = ik.restarts
-    try:
-        ik.restarts = 0
-        for _ in range(PASSES):
-            if best.success:
-                break
-            held = _held(best, bones)
-            moved = [
-                b for b in held
-                if b.name not in centres
-                or np.hypot(*(_swing(ik.figure, b, best.x) - centres[b.name])) > SETTLED
-            ]  # fmt: skip
-            if not moved:
-                break
-            again_from = best.x.copy() if ik.max_change is None else first.copy()
-            for bone in moved:
-                centres[bone.name] = _swing(ik.figure, bone, best.x)
-                refine(ik.figure, bone, centres[bone.name])
-                if ik.max_change is None:  # off the boundary, towards the rest pose
-                    for name in bone.coordinates[:2]:
-                        again_from[ik.figure.coordinate_names.index(name)] *= 1.0 - INWARD
-            again = ik.solve(again_from)
-            nit += again.nit
-            if again.fun <= best.fun:
-                best = again
-    finally:
-        ik.restarts = restarts
+    refining = options.replace(restarts=0)
+    for _ in range(PASSES):
+        if best.success:
+            break
+        held = _held(best, bones)
+        moved = [
+            b for b in held
+            if b.name not in centres
+            or np.hypot(*(_swing(ik.figure, b, best.x) - centres[b.name])) > SETTLED
+        ]  # fmt: skip
+        if not moved:
+            break
+        again_from = best.x.copy() if options.max_change is None else first.copy()
+        for bone in moved:
+            centres[bone.name] = _swing(ik.figure, bone, best.x)
+            refine(ik.figure, bone, centres[bone.name])
+            if options.max_change is None:  # off the boundary, towards the rest pose
+                for name in bone.coordinates[:2]:
+                    again_from[ik.figure.coordinate_names.index(name)] *= 1.0 - INWARD
+        again = ik.solve(again_from, options=refining)
+        nit += again.nit
+        if again.fun <= best.fun:
+            best = again
     return dataclasses.replace(best, nit=nit, time=time.perf_counter() - clock)

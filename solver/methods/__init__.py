@@ -16,7 +16,6 @@ the result object are shared by all of them:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
 
 import numpy as np
 
@@ -24,32 +23,9 @@ from ..optimizer import Outcome, make_strategy, minimize
 from ..scale import ScaledEvaluation, ScaledProblem
 from .ccd import CyclicCoordinateDescent
 from .dls import damped_least_squares, pseudoinverse
+from .method import Callback, Method
 from .options import MethodOptions
 from .transpose import JacobianTranspose
-
-#: Called as ``callback(z, G)`` at the start and after every iteration.
-Callback = Callable[[np.ndarray, float], None]
-
-
-class Method(Protocol):
-    """One local run of a solve method from a feasible start."""
-
-    def run(
-        self,
-        problem: ScaledProblem,
-        z0: np.ndarray,
-        callback: Callback | None,
-        deadline: float | None,
-    ) -> Outcome[ScaledEvaluation]:
-        """Minimise ``problem`` from ``z0`` (n,) until converged, out of iterations or time.
-
-        Args:
-            problem: the scaled problem (variables ``z``, rows ``problem.system``).
-            z0: (n,) feasible start.
-            callback: ``callback(z, G)`` at the start and after every iteration.
-            deadline: absolute ``time.perf_counter()`` value to stop at, or None.
-        """
-        ...
 
 
 class Projected:

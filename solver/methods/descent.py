@@ -29,7 +29,7 @@ from ..scale import ScaledEvaluation, ScaledProblem
 from .jacobian_step import on_bound
 
 if TYPE_CHECKING:
-    from . import Callback
+    from .method import Callback
 
 #: Bound on the Gauss-Newton size of the projected gradient, relative to ``1 + G``, under
 #: which a point counts as a Kuhn-Tucker point (scaled units; the projected optimiser's
