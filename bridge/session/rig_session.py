@@ -25,6 +25,8 @@ from ..solve.frame_solve import FrameSolve
 if TYPE_CHECKING:
     import bpy
 
+    from ... import solver
+
 
 class RigSession(ArmatureSolver):
     """Solve, bake, measure and report for one armature (built as :class:`ArmatureSolver`).
