@@ -4,9 +4,9 @@ Start pose: the first frame is solved from the rest pose of the solved channels,
 frame from the previous frame's solution, so a bake writes the same keys however often it is
 run (current pose, earlier keys and save / reload make no difference); a bake of part of a
 keyed range starts from the pose the keys give, so it joins them (:mod:`..bridge.bake_join`).
-Any error, or ESC in
-the modal bake, restores keys, action, muted IK constraints, frame and pose: nothing is
-written. Details in :mod:`..bridge.bake` and the README's "Baking" section.
+Any error, or ESC in the modal bake (:class:`.modal_job.ModalJob`), restores keys, action,
+muted IK constraints, frame and pose: nothing is written. Details in :mod:`..bridge.bake` and
+the README's "Baking" section.
 """
 
 from __future__ import annotations

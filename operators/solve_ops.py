@@ -3,7 +3,8 @@
 From a button or key the Solve runs modally: one step per timer event (the first solve, then
 each correction pass, :class:`..bridge.frame_solve.FrameSolve`), the status bar says which,
 and ESC between steps puts the pose back as it was (no key is written before the last step)
-with no undo step. Called from Python, or without a window, it runs in one go.
+with no undo step (the modal run: :class:`.modal_job.ModalJob`). Called from Python, or
+without a window, it runs in one go.
 """
 
 from __future__ import annotations
