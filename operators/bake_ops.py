@@ -4,14 +4,13 @@ Start pose: the first frame is solved from the rest pose of the solved channels,
 frame from the previous frame's solution, so a bake writes the same keys however often it is
 run (current pose, earlier keys and save / reload make no difference); a bake of part of a
 keyed range starts from the pose the keys give, so it joins them (:mod:`..bridge.bake_join`).
-Any error, or ESC in
-the modal bake, restores keys, action, muted IK constraints, frame and pose: nothing is
-written. Details in :mod:`..bridge.bake` and docs/baking.md.
+Any error, or ESC in the modal bake (:class:`.modal_job.ModalJob`), restores keys, action,
+muted IK constraints, frame and pose: nothing is written. Details in :mod:`..bridge.bake` and
+docs/baking.md.
 """
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 import bpy
@@ -23,7 +22,8 @@ from ..bridge.blender import compat
 from ..bridge.session import last_report
 from ..bridge.write import keys
 from ..props.methods import method_items
-from . import common, modal_timer
+from . import common
+from .modal_job import ModalJob
 
 BAKE_MODES = (
     ("REPLACE", "Replace", "Remove the solved channels' keys inside the range, then key"),
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from bpy._typing.rna_enums import OperatorReturnItems
 
 
-class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
+class REACH_OT_bake(ModalJob[BakeJob], bpy.types.Operator):
     """Key the solved channels over a frame range (a part of a keyed range joins the keys)"""
 
     bl_idname = "reach.bake"
@@ -114,8 +114,6 @@ class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
         soft_max=60.0,
     )
 
-    _job: BakeJob | None = None
-
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
         return common.poll_constraints(cls, context)
@@ -148,7 +146,7 @@ class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
         """The solver method chosen for this bake, None for the armature's own."""
         return None if self.method == ARMATURE_METHOD else self.method
 
-    def _start(self, context: bpy.types.Context) -> BakeJob | None:
+    def _start_job(self, context: bpy.types.Context) -> BakeJob | None:
         obj = common.active_armature(context)
         bones = None
         if self._only_selected_bones(obj):
@@ -166,11 +164,7 @@ class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
 
     def _fail(self, job: BakeJob, exc: Exception) -> set[OperatorReturnItems]:
         job.cancel()  # a no-op when the job already restored the scene itself
-        text = str(exc) if isinstance(exc, BakeError) else (
-            f"Reach bake stopped at frame {job.frame}, nothing written: {describe(exc)}"
-        )  # fmt: skip
-        self.report({"ERROR"}, text)
-        return {"CANCELLED"}
+        return self._report_failure(job, exc)
 
     def _done(self, job: BakeJob) -> set[OperatorReturnItems]:
         report = job.finish()
@@ -182,7 +176,7 @@ class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
         last_report.store(obj, report)  # runtime only: never into the (overridable) ID data
 
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
-        job = self._start(context)
+        job = self._start_job(context)
         if job is None:
             return {"CANCELLED"}
         wm = context.window_manager
@@ -197,42 +191,27 @@ class REACH_OT_bake(modal_timer.ModalTimer, bpy.types.Operator):
         finally:
             wm.progress_end()
 
-    def invoke(
-        self, context: bpy.types.Context, event: bpy.types.Event
-    ) -> set[OperatorReturnItems]:
-        if context.window is None:  # no event loop (background): bake in one go
-            return self.execute(context)
-        job = self._start(context)
-        if job is None:
-            return {"CANCELLED"}
-        self._job = job
-        self._timer = modal_timer.begin(self, context, job.total,
-                                        f"{job.progress_text()}; ESC cancels")  # fmt: skip
-        return {"RUNNING_MODAL"}
+    # ------------------------------------------------------------------ the modal bake
+    def _progress(self, job: BakeJob) -> tuple[int, int]:
+        return job.index, job.total
 
-    def modal(self, context: bpy.types.Context, event: bpy.types.Event) -> set[OperatorReturnItems]:
-        job = self._job
-        assert job is not None, "invoke() starts the job before the modal handler runs"
-        if event.type == "ESC":
-            self._end_modal(context)
-            job.cancel()
-            self.report({"WARNING"}, f"Reach bake cancelled at frame {job.frame}: nothing written")
-            return {"CANCELLED"}
-        if event.type != "TIMER":
-            return {"PASS_THROUGH"}
-        deadline = time.perf_counter() + self.time_slice  # keep the UI responsive
+    def _status_text(self, job: BakeJob) -> str:
+        return f"{job.progress_text()}; ESC cancels"
+
+    def _cancelled_text(self, job: BakeJob) -> str:
+        return f"Reach bake cancelled at frame {job.frame}: nothing written"
+
+    def _report_failure(self, job: BakeJob, exc: Exception) -> set[OperatorReturnItems]:
+        text = str(exc) if isinstance(exc, BakeError) else (
+            f"Reach bake stopped at frame {job.frame}, nothing written: {describe(exc)}"
+        )  # fmt: skip
+        self.report({"ERROR"}, text)
+        return {"CANCELLED"}
+
+    def _finish_job(self, job: BakeJob) -> set[OperatorReturnItems]:
         try:
-            job.step()
-            while not job.done and time.perf_counter() < deadline:
-                job.step()
-            context.window_manager.progress_update(job.index)
-            if not job.done:
-                context.workspace.status_text_set(f"{job.progress_text()}; ESC cancels")
-                return {"RUNNING_MODAL"}
-            self._end_modal(context)
             return self._done(job)
-        except Exception as exc:
-            self._end_modal(context)
+        except Exception as exc:  # finish() restored the scene; the report says why
             return self._fail(job, exc)
 
 

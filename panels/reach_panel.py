@@ -8,9 +8,8 @@ import bpy
 
 from ..bridge.bake.baking import BakeReport
 from ..bridge.live.posing import live_error
-from ..bridge.measure.diagnose import interfering, target_links
 from ..bridge.measure.frame_report import IGNORED, FrameReport, residual_text
-from ..bridge.rig.goals import chain_top
+from ..bridge.measure.not_modelled import HEADING, not_modelled
 from ..bridge.rig.size import degrees_per_unit, distance_tolerance, rig_length
 from ..bridge.session import last_report
 from ..props.access import armature_data, bone_settings_of, settings_of
@@ -151,10 +150,10 @@ def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: Reach
         box.prop_search(item, "chain_root", obj.data, "bones")
     elif item.chain_mode == "LENGTH":
         box.prop(item, "chain_length")
-    lines = interfering(obj, item.bone, chain_top(obj, item)) + target_links(obj, item.target)
-    if lines:  # drawn from the rig itself: there whether or not a solve has run
+    lines = not_modelled(obj, item)  # read from the rig now: no solve needed, never stale
+    if lines:
         col = box.column(align=True)
-        col.label(text="Not modelled (measured, then corrected):", icon="ERROR")
+        col.label(text=HEADING, icon="ERROR")
         for line in lines:
             col.label(text=line)
 

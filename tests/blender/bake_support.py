@@ -73,27 +73,44 @@ class FakeWindowManager:
         return True
 
 
-def modal_operator(extension: ModuleType, obj: bpy.types.Object) -> tuple[object, object]:
-    """The bake operator's invoke/modal methods bound to a plain object, and a fake context.
+def operator_stand_in(cls: type, **values: object) -> types.SimpleNamespace:
+    """A plain object standing in for an instance of the Reach operator class ``cls``: every
+    method and constant the add-on's classes in its MRO define (the operator's own and its
+    mixins'), methods bound to the stand-in, then ``values`` as its properties.
 
-    Background Blender has no event loop, so the modal path (timer steps, ESC) is driven by
-    calling the operator's own methods with TIMER and ESC events.
+    Background Blender has no event loop, so a modal path (timer steps, ESC) is driven by
+    calling the operator's own methods on such a stand-in with TIMER and ESC events.
     """
+    fake = types.SimpleNamespace()
+    package = cls.__module__.split(".operators.")[0]
+    for klass in reversed(cls.__mro__):
+        if not klass.__module__.startswith(package):
+            continue  # bpy.types.Operator, typing.Generic, object
+        for name, value in vars(klass).items():
+            if name.startswith("__") or isinstance(value, (classmethod, staticmethod)):
+                continue
+            if isinstance(value, types.FunctionType):
+                value = types.MethodType(value, fake)
+            setattr(fake, name, value)
+    fake.reports = []
+    fake.report = lambda kind, text: fake.reports.append((kind, text))
+    vars(fake).update(values)
+    return fake
+
+
+def modal_operator(extension: ModuleType, obj: bpy.types.Object) -> tuple[object, object]:
+    """The bake operator's methods bound to a plain object (:func:`operator_stand_in`), and a
+    fake context."""
     cls = extension.operators.bake_ops.REACH_OT_bake
-    fake = types.SimpleNamespace(
-        use_scene_range=True, frame_start=1, frame_end=250, frame_step=1,
-        only_selected=False, mode="REPLACE", reports=[], _job=None, _timer=None, time_limit=1.0,
+    fake = operator_stand_in(
+        cls, use_scene_range=True, frame_start=1, frame_end=250, frame_step=1,
+        only_selected=False, mode="REPLACE", time_limit=1.0,
         target="CURRENT", only_selected_bones=False, method="ARMATURE", smooth=False,
         max_change=10.0,
         time_slice=0.0,  # one frame per timer event, however fast the machine
     )  # fmt: skip
-    fake.report = lambda kind, text: fake.reports.append((kind, text))
     # Every property counts as given by the caller (the armature's settings are not read).
     fake.properties = types.SimpleNamespace(is_property_set=lambda name: True)
-    for name in ("_frames", "_only_selected_bones", "_method", "_smooth", "_start", "_fail",
-                 "_done", "_store", "_end_modal", "invoke", "modal", "execute"):  # fmt: skip
-        if hasattr(cls, name):
-            setattr(fake, name, types.MethodType(getattr(cls, name), fake))
     context = types.SimpleNamespace(
         scene=bpy.context.scene, active_object=obj, window=object(),
         evaluated_depsgraph_get=bpy.context.evaluated_depsgraph_get,

@@ -10,6 +10,7 @@ lists the constraint in the constraint's details (it stays there, not only in a 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from types import ModuleType
@@ -144,3 +145,32 @@ def test_modelled_and_muted_constraints_are_not_listed(
     run_op(bpy.ops.reach.solve)
     report = last_report(obj)
     assert report.satisfied and report.passes == 0
+
+
+def _not_modelled(extension: ModuleType) -> list[str]:
+    """The "Not modelled" lines the constraint box draws now."""
+    heading = extension.bridge.measure.not_modelled.HEADING
+    labels = [text for entry, text in draw_panels(extension) if entry == "label"]
+    if heading not in labels:
+        return []
+    after = labels[labels.index(heading) + 1 :]
+    return list(itertools.takewhile(lambda text: text.startswith(("bone '", "target '")), after))
+
+
+def test_panel_lists_what_the_rig_holds_at_the_draw(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """The constraint box reads its "Not modelled" lines from the rig at each draw, never a
+    copy kept from the last build or solve: an edit shows at the next draw, with no solve and
+    no depsgraph update in between (a stale list would name what is no longer there)."""
+    obj = make_chain()
+    add_constraint(obj, "b2", add_empty("T", (1.1, 0.4, 1.9)), "POSITION")
+    activate(obj)
+    run_op(bpy.ops.reach.solve)  # the rig is built and solved: what it read then is old
+    assert _not_modelled(extension) == []
+    con = _copy_rotation(obj.pose.bones["b1"])
+    assert _not_modelled(extension) == ["bone 'b1': Copy Rotation 'Copy Rotation' (influence 0.5)"]
+    con.name, con.influence = "Follow", 1.0
+    assert _not_modelled(extension) == ["bone 'b1': Copy Rotation 'Follow'"]
+    con.mute = True
+    assert _not_modelled(extension) == []

@@ -17,7 +17,12 @@ import bpy
 import numpy as np
 import pytest
 
-from tests.blender.bake_support import FakeWindowManager, FakeWorkspace, keyframes_of
+from tests.blender.bake_support import (
+    FakeWindowManager,
+    FakeWorkspace,
+    keyframes_of,
+    operator_stand_in,
+)
 from tests.blender.reach_scenes import activate, add_constraint, add_empty, make_chain
 
 TIMER, ESC = types.SimpleNamespace(type="TIMER"), types.SimpleNamespace(type="ESC")
@@ -149,10 +154,7 @@ def _modal_solve(
 ) -> tuple[object, object]:
     """The Solve operator's methods bound to a plain object, and a recording context."""
     cls = extension.operators.solve_ops.REACH_OT_solve
-    fake = types.SimpleNamespace(insert_keys=insert_keys, reports=[], _job=None, _timer=None)
-    fake.report = lambda kind, text: fake.reports.append((kind, text))
-    for name in ("execute", "invoke", "modal", "_end_modal"):
-        setattr(fake, name, types.MethodType(getattr(cls, name), fake))
+    fake = operator_stand_in(cls, insert_keys=insert_keys)
     context = types.SimpleNamespace(
         scene=bpy.context.scene, view_layer=bpy.context.view_layer, active_object=obj,
         window=object(), workspace=FakeWorkspace(), window_manager=FakeWindowManager(),
