@@ -1,6 +1,7 @@
-"""A rig's start coordinates (``Rig.initial``) without Blender: every kind of solved bone.
+"""A rig's start coordinates (``RigPose.initial``, what ``Rig.initial`` returns) without
+Blender: every kind of solved bone.
 
-``Rig.initial`` reads only the rig's state (rotations, locations, LOCAL joint values) and its
+``RigPose.initial`` reads only the pose (rotations, locations, LOCAL joint values) and the
 figure, so stand-in pose bones (``tests/bridge_stubs.py``) build the figure here. The expected
 coordinates are written name by name from the figure's ``coordinate_names``.
 """
@@ -11,7 +12,7 @@ import numpy as np
 
 from tests.bridge_stubs import StubLimitRotation, StubPoseBone, bridge_module
 
-rig_module = bridge_module("rig.build")
+rig_pose = bridge_module("rig.pose")
 rig_joints = bridge_module("rig.joints")
 rotations = bridge_module("blender.channel_rotations")
 ik_limits = bridge_module("blender_ik.ik_limits")
@@ -20,8 +21,9 @@ solver = rig_joints.solver  # the package's own copy of the solver
 SCALE = 2.0  # the rig's scale: location joints are in scene units
 
 
-def _three_bone_rig() -> object:
-    """A rig of a LOCAL root with location joints, an Euler bone and an IK_SEGMENT bone."""
+def _three_bone_pose() -> tuple[object, object, dict]:
+    """The pose, figure and solved bones of a LOCAL root with location joints, an Euler bone
+    and an IK_SEGMENT bone."""
     root = StubPoseBone("root")
     euler = StubPoseBone(
         "euler", rotation_mode="XYZ",
@@ -43,53 +45,51 @@ def _three_bone_rig() -> object:
     assert solved["root"].location_joints
     turn = rotations.euler_to_matrix(np.array([0.3, -0.2, 0.4]), "XYZ")
     bend = rotations.euler_to_matrix(np.array([0.2, 0.1, -0.3]), "XYZ")
-    rig = rig_module.Rig(
-        None, fig, [], [], list(solved), solved, SCALE,
-        {"root": np.eye(3), "euler": turn, "segment": bend},
-        {name: np.array([0.5, -0.25, 0.125]) for name in solved}, {},
-    )  # fmt: skip
-    rig.local_values["root"] = np.array([0.1, -0.2, 0.3])
-    return rig
+    pose = rig_pose.RigPose(None, fig, tuple(solved), solved, SCALE, (), ())
+    pose.rotation.update({"root": np.eye(3), "euler": turn, "segment": bend})
+    pose.location.update({name: np.array([0.5, -0.25, 0.125]) for name in solved})
+    pose.local_values["root"] = np.array([0.1, -0.2, 0.3])
+    return pose, fig, solved
 
 
-def _expected(rig: object) -> np.ndarray:
+def _expected(pose: object, figure: object, solved: dict) -> np.ndarray:
     """The start coordinates, looked up name by name in the figure's coordinate names."""
-    names = list(rig.figure.coordinate_names)
+    names = list(figure.coordinate_names)
     x = np.zeros(len(names))
-    root, euler, segment = rig.solved["root"], rig.solved["euler"], rig.solved["segment"]
+    root, euler, segment = solved["root"], solved["euler"], solved["segment"]
     for n, (_axis, joint) in enumerate(root.rotation_joints):
-        x[names.index(joint)] = rig.local_values["root"][n]
+        x[names.index(joint)] = pose.local_values["root"][n]
     for axis, joint in root.location_joints:
-        x[names.index(joint)] = SCALE * rig.location["root"][axis]
-    angles = rotations.matrix_to_euler(rig.rotation["euler"], "XYZ")
+        x[names.index(joint)] = SCALE * pose.location["root"][axis]
+    angles = rotations.matrix_to_euler(pose.rotation["euler"], "XYZ")
     for axis, joint in euler.rotation_joints:
         x[names.index(joint)] = angles[axis]
-    params = ik_limits.params_of(segment.segment, rig.rotation["segment"])
+    params = ik_limits.params_of(segment.segment, pose.rotation["segment"])
     for coordinate, value in zip(segment.coordinates, params, strict=True):
         x[names.index(coordinate)] = value
     return x
 
 
 def test_the_start_holds_each_bones_values_at_its_coordinates() -> None:
-    rig = _three_bone_rig()
-    np.testing.assert_array_equal(rig.initial(), _expected(rig))
-    assert np.count_nonzero(rig.initial()) > 6  # the values are there, not zeros
+    pose, figure, solved = _three_bone_pose()
+    np.testing.assert_array_equal(pose.initial(), _expected(pose, figure, solved))
+    assert np.count_nonzero(pose.initial()) > 6  # the values are there, not zeros
 
 
 def test_the_start_follows_a_new_state_and_a_new_figure_layout() -> None:
     """The start is read from the state at every call, and each coordinate's place is found
     again when the figure gains a joint (which moves the IK segment's parameters)."""
-    rig = _three_bone_rig()
-    rig.initial()
-    rig.local_values["root"] = np.array([-0.4, 0.0, 0.2])
-    rig.rotation["segment"] = rotations.euler_to_matrix(np.array([-0.1, 0.5, 0.2]), "XYZ")
-    rig.location["root"] = np.array([1.0, 2.0, 3.0])
-    np.testing.assert_array_equal(rig.initial(), _expected(rig))
-    before = list(rig.figure.coordinate_names)
-    rig.figure.add_segment("extra", "segment")
-    rig.figure.add_revolute("extra", (1.0, 0.0, 0.0))  # a free joint: before the parameters
-    moved = [c for c in rig.solved["segment"].coordinates]
+    pose, figure, solved = _three_bone_pose()
+    pose.initial()
+    pose.local_values["root"] = np.array([-0.4, 0.0, 0.2])
+    pose.rotation["segment"] = rotations.euler_to_matrix(np.array([-0.1, 0.5, 0.2]), "XYZ")
+    pose.location["root"] = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(pose.initial(), _expected(pose, figure, solved))
+    before = list(figure.coordinate_names)
+    figure.add_segment("extra", "segment")
+    figure.add_revolute("extra", (1.0, 0.0, 0.0))  # a free joint: before the parameters
+    moved = [c for c in solved["segment"].coordinates]
     assert [before.index(c) for c in moved] != [
-        list(rig.figure.coordinate_names).index(c) for c in moved
+        list(figure.coordinate_names).index(c) for c in moved
     ]
-    np.testing.assert_array_equal(rig.initial(), _expected(rig))
+    np.testing.assert_array_equal(pose.initial(), _expected(pose, figure, solved))

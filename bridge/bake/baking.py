@@ -97,18 +97,12 @@ def start_from_rest(rig: Rig) -> dict[str, np.ndarray]:
     location on solved location channels, stretch 1. The returned channels seed the Euler /
     quaternion continuity of the first frame.
     """
-    previous = {}
-    for name, info in rig.solved.items():
-        rig.rotation[name] = np.eye(3)
-        for axis, _joint in info.location_joints:
-            rig.location[name][axis] = 0.0
-        if info.stretch is not None:
-            rig.stretch[name] = 1.0
-        rig.base.pop(name, None)
-        rig.local_values.pop(name, None)
-        previous[name] = channel_rotations.rotation_to_channels(np.eye(3), info.rotation_mode)
+    rig.pose.put_at_rest()
     rig.push_rest()
-    return previous
+    return {
+        name: channel_rotations.rotation_to_channels(np.eye(3), info.rotation_mode)
+        for name, info in rig.solved.items()
+    }
 
 
 class BakeJob:

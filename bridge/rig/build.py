@@ -1,6 +1,8 @@
 """The bridge: an armature and its Reach constraints -> ``solver.Figure`` + constraints,
 and a solution -> pose channel values. All the maths between Blender and the solver is here
 (and in :mod:`.rotations`); operators only call :func:`build_rig` and the ``Rig`` methods.
+A :class:`Rig` is built once and then fixed (a frozen dataclass); what changes between solves
+is its pose (:class:`.pose.RigPose`) and the targets its goals hold.
 
 Frames. The figure lives in the model's world (:mod:`.model_space`: the world, reflected across
 X for a mirrored armature; a sheared armature's own space), goals too. One segment per bone, at
@@ -20,9 +22,9 @@ Parametrisation of a solved bone's rotation (why three kinds):
 ``LOCAL``  -- bones without limits: three revolutes about the bone's own X, Y, Z axes,
     relinearised around the current pose (``Figure.set_rest`` moves the pose into the rest
     rotation, the joints start at 0) at the start of every solve, and during a bake whenever
-    a joint has turned more than ``REBASE_ANGLE``. The joints never get near a singularity,
-    so a bone already turned 90 degrees still moves freely in every direction (Euler angles
-    in the channels would gimbal-lock there). ``lock_ik_*`` drops that axis.
+    a joint has turned more than :data:`.pose.REBASE_ANGLE`. The joints never get near a
+    singularity, so a bone already turned 90 degrees still moves freely in every direction
+    (Euler angles in the channels would gimbal-lock there). ``lock_ik_*`` drops that axis.
 ``IK_SEGMENT`` -- bones with IK limits (and neither of the next kind's settings): the
     segment Blender's Standard IK makes of the bone for its ``lock_ik_*`` (spherical, swing,
     elbow or revolute), with the limits in Blender's meaning: X/Z bound the swing quaternion
@@ -45,8 +47,10 @@ bone driving prismatic helpers after the rotation (:mod:`.rig_stretch`), written
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -55,24 +59,16 @@ from ...props.access import armature_data
 from ...solver.scale import characteristic_length
 from ..blender import channel_rotations
 from ..blender.model_space import model_space
-from ..blender_ik import ik_limits
 from ..errors import RigError
 from .freedom import check_chains_move
-from .goals import ConstraintSpec, GoalBinding, build_constraints
-from .joints import (
-    SolvedBone,
-    add_solved_bone,
-    location_segment,
-    rotation_data_path,
-    rotation_values,
-    set_rotation_values,
-)
-from .object_frame import armature_space, check_carried, object_frame
+from .goals import ConstraintPlan, ConstraintSpec, GoalBinding, build_constraints
+from .joints import SolvedBone, add_solved_bone, location_segment, rotation_data_path
+from .object_frame import armature_space, check_carried
+from .pose import BoneChannels, RigPose, rest_inputs
 from .pose_scale import bone_scales
-from .rest import RestInput, rest_input
 from .size import distance_tolerance, store_length
-from .still_bones import StillBone, constrained, still_bones
-from .stretch import MIN_STRETCH, StretchPlan, parent_stretch
+from .still_bones import still_bones
+from .stretch import StretchPlan
 
 if TYPE_CHECKING:
     import bpy
@@ -82,250 +78,88 @@ if TYPE_CHECKING:
 __all__ = ["BoneChannels", "Rig", "build_rig", "rotation_data_path", "solver_options"]
 
 EPS_LENGTH = 1e-9
-REBASE_ANGLE = 0.5  # radians; LOCAL joints are relinearised beyond this
 SOLVE_MARGIN = 0.5  # the solver aims at this share of the user's tolerances
-#: The scale channels (3,) of a bone when no bone stretches, shared by every
-#: :class:`BoneChannels` (read-only, so no user can change it for the others).
-UNIT_SCALE = np.ones(3)
-UNIT_SCALE.flags.writeable = False
 
 
-class BoneChannels(NamedTuple):
-    """The pose channels a solve writes for one bone.
+@dataclass(frozen=True)
+class Rig:
+    """A solvable snapshot of one armature, fixed once :func:`build_rig` has made it: figure,
+    constraints and channel maps. Only its :attr:`pose` (a :class:`.pose.RigPose`) and the
+    targets its goals hold (:meth:`update_targets`) change between solves.
 
     Attributes:
-        rotation: (4,) or (3,) rotation channels in the bone's rotation mode.
-        location: (3,) location, armature units (only solved location axes are written).
-        scale: (3,) scale (written only for a stretched bone and its solved children).
+        obj: the armature object.
+        figure: the solver's figure (segments, joints); its rest transforms follow the pose
+            (:meth:`push_rest`), its layout does not change.
+        constraints: the solver constraints, parallel to ``specs``.
+        bindings: one per goal: where its target is read from (each holds its goal, whose
+            target :meth:`update_targets` re-reads).
+        specs: the constraints as the bridge built them (effector bone, goal bindings).
+        bones: the figure bones, parents first.
+        solved: bone -> how its channels map to figure joints, for the bones the solve moves.
+        scale: the armature object's uniform scale.
+        notes: what the figure does not model, said once per solve (see :mod:`.pose_scale`).
+        asked: bones the build asked whether the solve moves them
+            (``goals.ConstraintPlan.asked``): the bones above them decide the answer.
+        length: the characteristic length (scene units) of the figure and constraints at the
+            build: what *Automatic* tolerances and orientation weights are relative to
+            (see :mod:`.size`).
+        pose: the pose the solves work on (read, pushed, started from, solved into, written).
     """
-
-    rotation: np.ndarray
-    location: np.ndarray
-    scale: np.ndarray
-
-
-@dataclass
-class Rig:
-    """A solvable snapshot of one armature: figure, constraints and channel maps."""
 
     obj: bpy.types.Object
     figure: solver.Figure
-    constraints: list[solver.Constraint]
-    bindings: list[GoalBinding]
-    bones: list[str]  # figure bones, parents first
-    solved: dict[str, SolvedBone]
+    constraints: tuple[solver.Constraint, ...]
+    bindings: tuple[GoalBinding, ...]
+    specs: tuple[ConstraintSpec, ...]
+    bones: tuple[str, ...]
+    solved: Mapping[str, SolvedBone]
     scale: float
-    rotation: dict[str, np.ndarray]  # bone -> current basis rotation (3, 3)
-    location: dict[str, np.ndarray]  # bone -> current basis location (3,), armature units
-    offsets: dict[str, np.ndarray]  # bone -> rest offset (4, 4) from parent (armature units)
-    notes: list[str] = field(default_factory=list)
-    specs: list[ConstraintSpec] = field(default_factory=list)  # parallel to ``constraints``
-    # LOCAL bones: rotation pushed into the figure's rest (base) and the joint values on top
-    # of it. The base is moved to the current rotation (relinearised) whenever a joint has
-    # turned more than REBASE_ANGLE, so the revolutes never get near a singular Euler stack.
-    base: dict[str, np.ndarray] = field(default_factory=dict)
-    local_values: dict[str, np.ndarray] = field(default_factory=dict)
-    pushed: dict[str, tuple[np.ndarray | None, np.ndarray]] = field(default_factory=dict)
-    stretch: dict[str, float] = field(default_factory=dict)  # stretched bone -> its S (>0)
-    # Pose scale folded into lengths (bone -> (3,) along its axes, see .rig_scale), and the
-    # armature-space rest rotation (3, 3) of each bone that does not inherit rotation.
-    scales: dict[str, np.ndarray] = field(default_factory=dict)
-    hinge_rest: dict[str, np.ndarray] = field(default_factory=dict)
-    # Bone -> (parent bone or None, Connected): edit-mode data, fixed while the rig is used
-    # (a kept session is rebuilt when either changes), so push_rest need not read the bones.
-    links: dict[str, tuple[str | None, bool]] = field(default_factory=dict)
-    rest_inputs: list[RestInput] = field(default_factory=list)  # made by the first push_rest
-    # Figure bones no solved bone moves (see .rig_evaluated): read where Blender evaluates
-    # them when a bone constraint acts on them.
-    still: list[str] = field(default_factory=list)
-    still_bones: dict[str, StillBone] = field(default_factory=dict)  # made on first use
-    # Bones the build asked whether the solve moves them (rig_goals.ConstraintPlan.asked):
-    # the bones above them decide the answer.
-    asked: set[str] = field(default_factory=set)
-    # The characteristic length (scene units) of the figure and constraints at the build: what
-    # Automatic tolerances and orientation weights are relative to (see .rig_size).
-    length: float = 1.0
+    notes: tuple[str, ...]
+    asked: frozenset[str]
+    length: float
+    pose: RigPose
 
-    # ------------------------------------------------------------------ state
     def read_pose(self, solved_too: bool) -> None:
         """Read basis rotation/location of figure bones from Blender (solved ones optional)."""
-        pose = self.obj.pose.bones
-        turned: list[str] = []  # quaternion bones, converted together below
-        quaternions: list[tuple[float, ...]] = []
-        for name in self.bones:
-            info = self.solved.get(name)
-            if info is not None and not solved_too:  # only what the solve does not write
-                if not info.location_joints:
-                    self.location[name] = np.array(pose[name].location, dtype=float)
-                continue
-            pb = pose[name]
-            mode = pb.rotation_mode
-            if mode == "QUATERNION":
-                turned.append(name)
-                quaternions.append(pb.rotation_quaternion[:])
-            else:
-                self.rotation[name] = channel_rotations.channels_to_rotation(
-                    rotation_values(pb, mode), mode
-                )
-            self.base.pop(name, None)  # relinearise around the pose just read
-            self.location[name] = np.array(pb.location, dtype=float)
-            if info is not None and info.stretch is not None:
-                inherited = parent_stretch(self.obj, name, self.stretch, self.solved)
-                self.stretch[name] = max(float(pb.scale[1]) * inherited, MIN_STRETCH)
-        if turned:
-            matrices = channel_rotations.quaternions_to_matrices(np.array(quaternions))
-            self.rotation.update(zip(turned, matrices, strict=True))
-        for name in constrained(self.obj, self.still):
-            bone = self.still_bones.get(name)
-            if bone is None:
-                bone = self.still_bones[name] = StillBone(self.obj, name)
-            self.rotation[name], self.location[name] = bone.basis(self.obj)
-
-    def _set_rest(self, segment: str, translation: np.ndarray | None, rotation: np.ndarray) -> None:
-        """``Figure.set_rest`` unless the segment already has exactly this rest transform."""
-        last = self.pushed.get(segment)
-        if (
-            last is not None
-            and last[1].tobytes() == rotation.tobytes()
-            and (
-                translation is None
-                or (last[0] is not None and last[0].tobytes() == translation.tobytes())
-            )
-        ):
-            return  # unchanged: skip the solver's validation and kinematics refresh
-        self.figure.set_rest(segment, translation, rotation)
-        self.pushed[segment] = (translation, rotation)
+        self.pose.read(solved_too)
 
     def push_rest(self) -> None:
-        """Write the current state into the figure's rest transforms (no rebuild)."""
-        t_obj, r_obj = object_frame(self.obj, self.scale)
-        if not self.rest_inputs:
-            self.rest_inputs = [rest_input(self, name) for name in self.bones]
-        for name, info, fixed, linear, root, hinge in self.rest_inputs:
-            translation = fixed if linear is None else fixed + linear @ self.location[name]
-            rotation = self.offsets[name][:3, :3]
-            if root:
-                translation = t_obj + r_obj @ translation
-                rotation = r_obj @ rotation
-            elif hinge is not None:  # rotation relative to the world, not the parent
-                rotation = r_obj @ hinge
-            if info is not None and info.param != "LOCAL":
-                self._set_rest(name, translation, rotation)
-                continue
-            if info is not None:
-                values = self.local_values.get(name)
-                if (
-                    name not in self.base
-                    or values is None
-                    or max(map(abs, values.tolist()), default=0.0) > REBASE_ANGLE
-                ):
-                    self.base[name] = self.rotation[name]
-                    self.local_values[name] = np.zeros(len(info.rotation_joints))
-                if info.location_segment is not None:
-                    self._set_rest(info.location_segment, translation, rotation)
-                    self._set_rest(name, None, self.base[name])
-                    continue
-                self._set_rest(name, translation, rotation @ self.base[name])
-                continue
-            self._set_rest(name, translation, rotation @ self.rotation[name])
+        """Write the current pose into the figure's rest transforms (no rebuild)."""
+        self.pose.push_rest()
 
     def initial(self) -> np.ndarray:
-        """Start coordinates ``(n_coords,)`` for the current state (after :meth:`push_rest`)."""
-        names = self.figure.coordinate_names
-        index = {coordinate: i for i, coordinate in enumerate(names)}
-        x = np.zeros(len(names))  # LOCAL joints start at 0 unless the joints have moved
-        for name, info in self.solved.items():
-            if info.param == "LOCAL":
-                local = self.local_values.get(name)
-                if local is not None:
-                    for n, (_axis, joint) in enumerate(info.rotation_joints):
-                        x[index[joint]] = local[n]
-            elif info.segment is not None:  # IK_SEGMENT: Blender's reading of the rotation
-                params = ik_limits.params_of(info.segment, self.rotation[name])
-                for coordinate, value in zip(info.coordinates, params.tolist(), strict=True):
-                    x[index[coordinate]] = value
-            else:
-                angles = channel_rotations.matrix_to_euler(self.rotation[name], info.param)
-                for axis, joint in info.rotation_joints:
-                    x[index[joint]] = angles[axis]
-            for axis, joint in info.location_joints:
-                x[index[joint]] = self.scale * float(self.location[name][axis])
-            if info.stretch is not None:
-                x[index[info.stretch]] = (self.stretch.get(name, 1.0) - 1.0) * info.length
-        return x
+        """Start coordinates ``(n_coords,)`` for the current pose (after :meth:`push_rest`)."""
+        return self.pose.initial()
 
     def apply(self, result: solver.IKResult) -> None:
-        """Move a solution into the state (rotation/location of solved bones)."""
-        values = result.values()
-        coords = None  # the stretch coordinates, read only when a bone stretches
-        for name, info in self.solved.items():
-            axes = [axis for axis, _joint in info.rotation_joints]
-            angles = [values[joint] for _axis, joint in info.rotation_joints]
-            if info.param == "LOCAL":
-                self.local_values[name] = np.array(angles)
-                # orthonormalize: a no-op unless round-off has built up
-                r = channel_rotations.orthonormalize(
-                    self.base[name] @ channel_rotations.axes_rotation(axes, angles)
-                )
-            elif info.segment is not None:  # IK_SEGMENT: the joints' product
-                r = channel_rotations.axes_rotation(axes, angles)
-            else:  # EULER bones always carry all three angles (locked ones pinned by bounds)
-                euler = np.zeros(3)
-                euler[axes] = angles
-                r = channel_rotations.euler_to_matrix(euler, info.param)
-            self.rotation[name] = r
-            for axis, joint in info.location_joints:
-                self.location[name][axis] = values[joint] / self.scale
-            if info.stretch is not None:
-                if coords is None:
-                    coords = dict(zip(self.figure.coordinate_names, result.x.tolist(), strict=True))
-                self.stretch[name] = 1.0 + coords[info.stretch] / info.length
+        """Move a solution into the pose (rotation/location of solved bones)."""
+        self.pose.apply(result)
 
     def channels(self, previous: dict[str, np.ndarray] | None = None) -> dict[str, BoneChannels]:
-        """Channel values of solved bones.
-
-        ``previous`` (bone -> rotation channels) keeps Euler angles and quaternion signs
-        continuous; without it the bone's current channels in Blender are used. The scale is
-        ``S_bone / S_parent`` on all three axes (see :mod:`.rig_stretch`).
-        """
-        out = {}
-        pose = self.obj.pose.bones
-        for name, info in self.solved.items():
-            if previous and name in previous:
-                prev = previous[name]
-            else:
-                prev = rotation_values(pose[name])
-            rot = channel_rotations.rotation_to_channels(
-                self.rotation[name], info.rotation_mode, prev
-            )
-            scale = UNIT_SCALE
-            if self.stretch:  # else no bone stretches: every ratio is 1
-                ratio = self.stretch.get(name, 1.0) / parent_stretch(
-                    self.obj, name, self.stretch, self.solved
-                )
-                scale = np.full(3, ratio)
-            out[name] = BoneChannels(rot, self.location[name].copy(), scale)
-        return out
+        """Channel values of solved bones (:meth:`.pose.RigPose.channels`)."""
+        return self.pose.channels(previous)
 
     def write_pose(self, channels: dict[str, BoneChannels]) -> None:
         """Write channel values (from :meth:`channels`) into the pose bones."""
-        pose = self.obj.pose.bones
-        for name, bone in channels.items():
-            pb = pose[name]
-            info = self.solved[name]
-            set_rotation_values(pb, bone.rotation)
-            for axis, _joint in info.location_joints:
-                pb.location[axis] = float(bone.location[axis])
-            if info.writes_scale:
-                pb.scale = bone.scale.tolist()
+        self.pose.write(channels)
 
     def update_targets(self) -> None:
         """Re-read target transforms into the goals (animated targets, bakes)."""
-        space = None  # the armature's model space, read once for the goals in the world
-        for binding in self.bindings:
-            if space is None and binding.carrier is None:
-                space = model_space(np.array(self.obj.matrix_world, dtype=float))
-            binding.update(self.obj, self.scale, space)
+        _update_targets(self.bindings, self.obj, self.scale)
+
+    def check_aim(self) -> None:
+        """RigError when an aim target sits on its end-effector at the current pose."""
+        ConstraintPlan(specs=list(self.specs)).check_aim(self.figure, self.initial, RigError)
+
+
+def _update_targets(bindings: Iterable[GoalBinding], obj: bpy.types.Object, scale: float) -> None:
+    """Re-read target transforms into the goals of ``bindings``."""
+    space = None  # the armature's model space, read once for the goals in the world
+    for binding in bindings:
+        if space is None and binding.carrier is None:
+            space = model_space(np.array(obj.matrix_world, dtype=float))
+        binding.update(obj, scale, space)
 
 
 def _rigid_inverse(m: np.ndarray) -> np.ndarray:
@@ -417,35 +251,49 @@ def build_rig(
         reason = scales[name].reason
         if reason and reason not in notes:
             notes.append(reason)
-    rig = Rig(obj, fig, [], plan.bindings, order, solved, scale, {}, {}, offsets, notes)
-    rig.specs = plan.specs
-    rig.asked = plan.asked
-    rig.scales = {name: bone_scale.scale for name, bone_scale in scales.items()}
-    rig.hinge_rest = hinge_rest
-    rig.still = still_bones(obj, order, solved)
-    rig.links = {
+    scale_of = {name: bone_scale.scale for name, bone_scale in scales.items()}
+    links = {
         name: (bone.parent.name if bone.parent else None, bone.use_connect)
         for name in order
         for bone in (bones_by_name[name],)
     }
     for binding in plan.bindings:  # a goal on a Target Bone of this armature
         if binding.carrier is not None and binding.carry is None:
-            binding.carrier_scale = rig.scales.get(binding.carrier)
-    rig.read_pose(solved_too=True)
-    rig.push_rest()
-    rig.update_targets()
+            binding.carrier_scale = scale_of.get(binding.carrier)
+    solved_bones = MappingProxyType(solved)
+    rest = rest_inputs(order, links, offsets, solved_bones, scale, scale_of, hinge_rest)
+    bones = tuple(order)
+    pose = RigPose(
+        obj, fig, bones, solved_bones, scale, rest, tuple(still_bones(obj, order, solved))
+    )
+    pose.read(solved_too=True)
+    pose.push_rest()
+    _update_targets(plan.bindings, obj, scale)
     for spec in plan.specs:
         root = solved.get(spec.root) if spec.root is not None else None
         if root is not None and root.location_segment is not None:
             spec.root = root.location_segment  # the chain root's location joints sit there
     try:
-        rig.constraints = plan.make_constraints(rig.scales)
+        constraints = plan.make_constraints(scale_of)
     except solver.ReachError as exc:
         raise RigError(str(exc)) from None
-    plan.check_aim(rig.figure, rig.initial, RigError)
-    rig.length = characteristic_length(fig, rig.constraints)
-    store_length(obj, rig.length)  # the panel shows the effective values from it
-    return rig
+    plan.check_aim(fig, pose.initial, RigError)
+    length = characteristic_length(fig, constraints)
+    store_length(obj, length)  # the panel shows the effective values from it
+    return Rig(
+        obj=obj,
+        figure=fig,
+        constraints=tuple(constraints),
+        bindings=tuple(plan.bindings),
+        specs=tuple(plan.specs),
+        bones=bones,
+        solved=solved_bones,
+        scale=scale,
+        notes=tuple(notes),
+        asked=frozenset(plan.asked),
+        length=length,
+        pose=pose,
+    )
 
 
 #: Restarts of a Solve and of each baked frame: the nudge off a saddle and the starts near the

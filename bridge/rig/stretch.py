@@ -29,7 +29,7 @@ changes later (an animated location during a bake) is not followed by the model.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -152,7 +152,7 @@ def inherits_scale(obj: bpy.types.Object, name: str) -> bool:
 
 
 def parent_stretch(
-    obj: bpy.types.Object, name: str, stretch: dict[str, float], solved: dict[str, SolvedBone]
+    obj: bpy.types.Object, name: str, stretch: Mapping[str, float], solved: Mapping[str, SolvedBone]
 ) -> float:
     """The stretch bone ``name`` inherits: its solved parent's ``S`` (``stretch``: stretched
     bone -> its current ``S``), 1 when the parent does not stretch or the bone does not

@@ -11,9 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ... import solver
-from ..errors import RigError
 from ..rig.build import RESTARTS, Rig, build_rig, solver_options
-from ..rig.goals import ConstraintPlan
 
 if TYPE_CHECKING:
     import bpy
@@ -71,7 +69,7 @@ class ArmatureSolver:
         rig.read_pose(solved_too=True)
         rig.push_rest()
         rig.update_targets()
-        ConstraintPlan(specs=rig.specs).check_aim(rig.figure, rig.initial, RigError)
+        rig.check_aim()
         self._fresh = True
 
     def prepare(self) -> None:

@@ -118,9 +118,7 @@ def start_at_poles(rig: Rig) -> None:
         except InvalidInputError:
             continue
         for name in chain:
-            rig.rotation[name] = basis if name == chain[-1] else np.eye(3)
-            rig.base.pop(name, None)
-            rig.local_values.pop(name, None)
+            rig.pose.turn(name, basis if name == chain[-1] else np.eye(3))
         touched = True
     if touched:
         rig.push_rest()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from types import ModuleType
 
@@ -35,6 +36,26 @@ def test_solve_frame_and_bake(clean_scene: bpy.types.Scene, extension: ModuleTyp
     assert baked.satisfied and baked.measured and baked.frames == (1, 2, 3, 4, 5)
     assert baked.n_keys > 0
     assert channel_set(obj)
+
+
+def test_a_built_rig_is_fixed(clean_scene: bpy.types.Scene, extension: ModuleType) -> None:
+    """A rig is built once: none of its fields can be assigned and its collections are
+    read-only; only its pose (and its goals' targets) change between solves."""
+    obj = make_chain()
+    target = add_empty("T", (1.2, 0.3, 1.8))
+    add_constraint(obj, "b2", target, "POSITION")
+    session = _session(extension, obj)
+    rig = session.rig
+    fields = dataclasses.fields(rig)
+    assert {f.name for f in fields} >= {"figure", "constraints", "solved", "length"}
+    for f in fields:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(rig, f.name, getattr(rig, f.name))
+    with pytest.raises(TypeError):
+        rig.solved["b1"] = rig.solved["b2"]  # type: ignore[index]
+    for name in ("constraints", "bindings", "specs", "bones", "notes"):
+        assert isinstance(getattr(rig, name), tuple), name
+    assert session.solve_frame().satisfied  # nothing of the rig is assigned by a solve
 
 
 def test_scene_errors_are_reach_errors(clean_scene: bpy.types.Scene, extension: ModuleType) -> None:
