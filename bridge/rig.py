@@ -124,7 +124,6 @@ class Rig:
     # turned more than REBASE_ANGLE, so the revolutes never get near a singular Euler stack.
     base: dict[str, np.ndarray] = field(default_factory=dict)
     local_values: dict[str, np.ndarray] = field(default_factory=dict)
-    pushed: dict[str, tuple[np.ndarray | None, np.ndarray]] = field(default_factory=dict)
     stretch: dict[str, float] = field(default_factory=dict)  # stretched bone -> its S (>0)
     # Pose scale folded into lengths (bone -> (3,) along its axes, see .rig_scale), and the
     # armature-space rest rotation (3, 3) of each bone that does not inherit rotation.
@@ -180,21 +179,6 @@ class Rig:
                 bone = self.still_bones[name] = StillBone(self.obj, name)
             self.rotation[name], self.location[name] = bone.basis(self.obj)
 
-    def _set_rest(self, segment: str, translation: np.ndarray | None, rotation: np.ndarray) -> None:
-        """``Figure.set_rest`` unless the segment already has exactly this rest transform."""
-        last = self.pushed.get(segment)
-        if (
-            last is not None
-            and last[1].tobytes() == rotation.tobytes()
-            and (
-                translation is None
-                or (last[0] is not None and last[0].tobytes() == translation.tobytes())
-            )
-        ):
-            return  # unchanged: skip the solver's validation and kinematics refresh
-        self.figure.set_rest(segment, translation, rotation)
-        self.pushed[segment] = (translation, rotation)
-
     def push_rest(self) -> None:
         """Write the current state into the figure's rest transforms (no rebuild)."""
         t_obj, r_obj = object_frame(self.obj, self.scale)
@@ -209,7 +193,7 @@ class Rig:
             elif hinge is not None:  # rotation relative to the world, not the parent
                 rotation = r_obj @ hinge
             if info is not None and info.param != "LOCAL":
-                self._set_rest(name, translation, rotation)
+                self.figure.set_rest(name, translation, rotation)
                 continue
             if info is not None:
                 values = self.local_values.get(name)
@@ -221,12 +205,12 @@ class Rig:
                     self.base[name] = self.rotation[name]
                     self.local_values[name] = np.zeros(len(info.rotation_joints))
                 if info.location_segment is not None:
-                    self._set_rest(info.location_segment, translation, rotation)
-                    self._set_rest(name, None, self.base[name])
+                    self.figure.set_rest(info.location_segment, translation, rotation)
+                    self.figure.set_rest(name, None, self.base[name])
                     continue
-                self._set_rest(name, translation, rotation @ self.base[name])
+                self.figure.set_rest(name, translation, rotation @ self.base[name])
                 continue
-            self._set_rest(name, translation, rotation @ self.rotation[name])
+            self.figure.set_rest(name, translation, rotation @ self.rotation[name])
 
     def initial(self) -> np.ndarray:
         """Start coordinates ``(n_coords,)`` for the current state (after :meth:`push_rest`)."""
