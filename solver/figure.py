@@ -120,6 +120,11 @@ class Figure:
     ) -> None:
         """Change a segment's rest transform in place (no rebuild of solvers).
 
+        A value bit-equal to the segment's current one (a float64 array of the same shape and
+        bytes; ``rotation`` only, not a quaternion or rpy) is no change: nothing is validated
+        again and no solve or forward pass re-reads the segment, so a caller may push every
+        segment's rest before every solve without keeping its own record of what it pushed.
+
         Args:
             name: segment name.
             translation: new (3,) rest offset, or None to keep it.
@@ -129,6 +134,13 @@ class Figure:
         """
         index = self.segment_index(name)
         segment = self._segments[index]
+        if (
+            quaternion is None
+            and rpy is None
+            and (translation is None or _bit_equal(translation, segment.translation))
+            and (rotation is None or _bit_equal(rotation, segment.rotation))
+        ):
+            return  # the rest it has (already valid), or nothing given
         new_t = None
         if translation is not None:
             new_t = finite_vector(translation, f"segment {name!r} translation")
@@ -535,6 +547,17 @@ class Figure:
         if not np.isfinite(c).all():
             raise InvalidInputError(f"{what} contain NaN or infinity")
         return c
+
+
+def _bit_equal(value: object, stored: np.ndarray) -> bool:
+    """Whether ``value`` is an array of ``stored``'s dtype and shape with the same bytes
+    (so -0.0 differs from 0.0, and a list is never equal: it would need validating)."""
+    return (
+        isinstance(value, np.ndarray)
+        and value.dtype == stored.dtype
+        and value.shape == stored.shape
+        and value.tobytes() == stored.tobytes()
+    )
 
 
 def _fmt(value: float) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import cast
 
 import numpy as np
 
@@ -23,7 +22,6 @@ from .constraint import Constraint
 from .errors import InvalidInputError, UnknownNameError
 from .figure import Figure, coordinate_system
 from .goals.base import Blocks, Goal, Report
-from .goals.position import POSITION_BLOCKS, PositionGoal
 from .kinematics import Frames, Kinematics, index_or_slice, is_identity
 from .linear import LinearSystem, UnitRows
 
@@ -57,9 +55,6 @@ class _Term:
     names: list[str]  # effector parts used, "point" first if present
     effector: tuple[tuple[str, int], ...]  # (part name, row in the vector table)
     rows: slice  # rows of all its vectors: effector parts, then carried goal parts
-    #: A lone world-fixed :class:`PositionGoal` (the usual term): evaluated without the
-    #: general path's dictionaries and calls (see :meth:`Problem._position_value`).
-    position: PositionGoal | None = None
     last_blocks: object = None  # the last block list and its member,
     last_member: object = None
     last_stacked: np.ndarray | bool | None = False  # their stacked form (False: not built)
@@ -335,11 +330,7 @@ class Problem:
             member.slots.update(
                 (f"goal.{name}", 3 * (row - start)) for name, row in member.carried.items()
             )
-        term = _Term(c, members, names, effector, rows)
-        goal = members[0].goal
-        if len(members) == 1 and type(goal) is PositionGoal and goal.carrier is None:
-            term.position = goal
-        return term
+        return _Term(c, members, names, effector, rows)
 
     def _variable_system(self) -> LinearSystem:
         """The rows in ``y`` (unit length) at the current ``base``.
@@ -471,45 +462,21 @@ class Problem:
             vectors: (V, 3) world vectors of the vector table.
             columns: (3 V, n) their Jacobian columns.
         """
-        if term.position is not None:
-            return self._position_value(term, term.position, vectors, columns)
-        best = None
-        for member in term.members:
-            effector, geometry = self._parts(term, member, vectors)
-            res, blocks = member.goal.residual(effector, geometry)
-            if len(term.members) == 1:
-                best = (0.0, member, effector, geometry, res, blocks)
-                break
+        members = term.members
+        member = members[0]
+        effector, geometry = self._parts(term, member, vectors)
+        res, blocks = member.goal.residual(effector, geometry)
+        if len(members) > 1:  # a disjunction: the closest member (the first of equals)
             size = float(res @ res)
-            if best is None or size < best[0]:
-                best = (size, member, effector, geometry, res, blocks)
-        assert best is not None
-        _, member, effector, geometry, res, blocks = best
+            for other in members[1:]:
+                e, g = self._parts(term, other, vectors)
+                r, b = other.goal.residual(e, g)
+                if float(r @ r) < size:
+                    size, member, effector, geometry, res, blocks = float(r @ r), other, e, g, r, b
         own = columns[3 * term.rows.start : 3 * term.rows.stop]
         jac = term.jacobian(member, blocks, len(res), own)
         weight = term.constraint.weight
         return TermValue(weight, res, jac, member.goal, effector, geometry, blocks)
-
-    @staticmethod
-    def _position_value(
-        term: _Term, goal: PositionGoal, vectors: np.ndarray, columns: np.ndarray
-    ) -> TermValue:
-        """:meth:`_term_value` of a lone world-fixed position goal, written out: residual
-        ``r - p`` (:meth:`PositionGoal.residual`), and blocks whose stack is the identity,
-        so the Jacobian is the effector point's columns. Saves a few microseconds a term."""
-        row = term.effector[0][1]
-        point = vectors[row]
-        target = cast(np.ndarray, goal.point)  # a required Vector: never None
-        jacobian = columns[3 * row : 3 * row + 3]
-        return TermValue(
-            term.constraint.weight,
-            point - target,
-            jacobian,
-            goal,
-            {"point": point},
-            {"point": target},
-            POSITION_BLOCKS,
-        )
 
     def check_goals(self, y: np.ndarray) -> None:
         """Raise :class:`InvalidInputError` where a goal is undefined at ``y``.

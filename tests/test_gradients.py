@@ -121,7 +121,7 @@ def test_objective_is_weighted_sum_of_constraints(args) -> None:
 
 def test_a_problem_without_variables_evaluates() -> None:
     """Every joint locked: the objective is still the weighted sum and the gradient empty."""
-    from solver import EndEffector, PositionGoal
+    from solver import EndEffector
 
     fig = Figure()
     fig.add_segment("s0")
@@ -184,7 +184,7 @@ def _one_joint_figure(rigidity: float) -> Figure:
 
 def test_rigidity_scale_decreases_from_one() -> None:
     """The change of units is the identity at rigidity 0 and shrinks as it grows."""
-    from solver import EndEffector, PositionGoal
+    from solver import EndEffector
 
     scales = []
     for rigidity in (0.0, 0.25, 0.5, 0.75, 0.95):
@@ -255,46 +255,3 @@ def test_each_term_jacobian_matches_central_differences(args) -> None:
         assert np.allclose(jacobian, numeric, atol=1e-6 * scale), f"term {k}"
     stacked = np.concatenate([t.jacobian for t in again.terms])
     assert np.array_equal(again.jacobian, stacked)
-
-
-@settings(max_examples=20, deadline=None)
-@given(figure_cases(max_segments=6, hinges=True), st.integers(0, 2**32 - 1))
-def test_a_lone_position_goal_evaluates_as_the_general_path_does(
-    case: FigureCase, seed: int
-) -> None:
-    """The position fast path (a lone world-fixed PositionGoal) against the same goal taken
-    through the general path (a subclass), on a random tree: the same residuals, Jacobians,
-    objective and gradient, at the first evaluation and at later ones."""
-
-    class GeneralPosition(PositionGoal):
-        pass
-
-    rng = np.random.default_rng(seed)
-    fig = case.figure
-    coords = rng.uniform(-1.0, 1.0, len(fig.coordinate_names))
-    segments = list(case.parents)
-    effectors = [random_effector(rng, segments[k % len(segments)]) for k in range(3)]
-    targets = [rng.normal(size=3) for _ in effectors]
-    problems = [
-        Problem(
-            fig,
-            [
-                Constraint(e, goal(t), weight=1.0 + k, name=f"c{k}")
-                for k, (e, t) in enumerate(zip(effectors, targets, strict=True))
-            ],
-            coords,
-        )
-        for goal in (PositionGoal, GeneralPosition)
-    ]
-    fast, general = problems
-    assert all(t.position is not None for t in fast.terms)
-    assert all(t.position is None for t in general.terms)
-    for y in [fast.from_coordinates(coords), *rng.uniform(-1.0, 1.0, (3, fast.n))]:
-        a, b = fast.evaluate(y), general.evaluate(y)
-        assert a.f == pytest.approx(b.f, rel=1e-15, abs=1e-300)
-        assert np.allclose(a.g, b.g, rtol=1e-14, atol=1e-15)
-        for s, t in zip(a.terms, b.terms, strict=True):
-            assert np.array_equal(s.residual, t.residual)
-            assert np.array_equal(s.jacobian, t.jacobian)
-            assert s.report() == t.report()
-            assert s.blocks == t.blocks

@@ -225,3 +225,30 @@ def test_only_the_exact_square_identity_counts_as_identity() -> None:
     assert not is_identity(np.eye(4)[:, :3])  # a joint that is not a variable
     assert not is_identity(np.eye(4) + 1e-16 * np.ones((4, 4)) - 1e-16 * np.eye(4))
     assert not is_identity(np.eye(4)[[1, 0, 2, 3]])  # variables in another order
+
+
+def test_set_rest_to_the_rest_a_segment_has_is_no_change() -> None:
+    """The figure decides itself whether a rest changed (callers keep no record of what
+    they pushed): bit-equal arrays change no version and re-read nothing; a changed value,
+    a -0.0 for a 0.0, a list (validated) or a quaternion count as a change."""
+    fig = mixed_tree(3, 0.0)
+    translation = np.array([0.0, 5.0, 0.0])
+    rotation = random_rotation(np.random.default_rng(3))
+    fig.set_rest("s1", translation=translation, rotation=rotation)
+    q = np.zeros(len(fig.joints))
+    frames = fig.kinematics.forward(q)
+    versions = (fig.rest_version, fig.offset_version)
+    fig.set_rest("s1", translation=translation.copy(), rotation=rotation.copy())
+    fig.set_rest("s1", rotation=rotation.copy())
+    fig.set_rest("s1", translation=translation.copy())
+    assert (fig.rest_version, fig.offset_version) == versions
+    assert np.array_equal(fig.kinematics.forward(q).origins, frames.origins)
+    for change in (
+        {"translation": np.array([0.0, 5.0, 1e-12])},
+        {"translation": np.array([-0.0, 5.0, 0.0])},
+        {"translation": [0.0, 5.0, 0.0]},
+        {"quaternion": (1.0, 0.0, 0.0, 0.0)},
+    ):
+        before = fig.rest_version
+        fig.set_rest("s1", **change)
+        assert fig.rest_version == before + 1, change

@@ -4,8 +4,8 @@ the figure's rest, started from, solved into and written back.
 A :class:`.build.Rig` is fixed once built; its pose is the one part that changes, at every
 solve and every baked frame. The pose holds the readings (basis rotation, location and stretch
 of each figure bone; for LOCAL bones the rotation pushed into the figure's rest and the joint
-values on top of it, see :mod:`.build` for why) and the caches of what it last wrote and read
-(the rest transform pushed into each figure segment, the reader of each still bone).
+values on top of it, see :mod:`.build` for why) and the reader of each still bone, made on
+first use (the figure itself skips a rest push that changes nothing: ``Figure.set_rest``).
 
 What it reads of the rig's fixed parts it is given at the build, among them the fixed part of
 each figure bone's rest transform (:func:`rest_inputs`: the rest offset from the parent,
@@ -163,9 +163,8 @@ class RigPose:
         self.stretch: dict[str, float] = {}
         self.base: dict[str, np.ndarray] = {}
         self.local_values: dict[str, np.ndarray] = {}
-        # The rest transform last pushed into each figure segment (translation or None,
-        # rotation), and the reader of each still bone (made on first use).
-        self._pushed: dict[str, tuple[np.ndarray | None, np.ndarray]] = {}
+        # The reader of each still bone (made on first use). Figure.set_rest itself skips a
+        # rest that did not change.
         self._still_bones: dict[str, StillBone] = {}
 
     # ------------------------------------------------------------------ readings
@@ -223,21 +222,6 @@ class RigPose:
             self.local_values.pop(name, None)
 
     # ------------------------------------------------------------------ into the figure
-    def _set_rest(self, segment: str, translation: np.ndarray | None, rotation: np.ndarray) -> None:
-        """``Figure.set_rest`` unless the segment already has exactly this rest transform."""
-        last = self._pushed.get(segment)
-        if (
-            last is not None
-            and last[1].tobytes() == rotation.tobytes()
-            and (
-                translation is None
-                or (last[0] is not None and last[0].tobytes() == translation.tobytes())
-            )
-        ):
-            return  # unchanged: skip the solver's validation and kinematics refresh
-        self._figure.set_rest(segment, translation, rotation)
-        self._pushed[segment] = (translation, rotation)
-
     def push_rest(self) -> None:
         """Write the current state into the figure's rest transforms (no rebuild)."""
         t_obj, r_obj = object_frame(self._obj, self._scale)
@@ -249,7 +233,7 @@ class RigPose:
             elif hinge is not None:  # rotation relative to the world, not the parent
                 rotation = r_obj @ hinge
             if info is not None and info.param != "LOCAL":
-                self._set_rest(name, translation, rotation)
+                self._figure.set_rest(name, translation, rotation)
                 continue
             if info is not None:
                 values = self.local_values.get(name)
@@ -261,12 +245,12 @@ class RigPose:
                     self.base[name] = self.rotation[name]
                     self.local_values[name] = np.zeros(len(info.rotation_joints))
                 if info.location_segment is not None:
-                    self._set_rest(info.location_segment, translation, rotation)
-                    self._set_rest(name, None, self.base[name])
+                    self._figure.set_rest(info.location_segment, translation, rotation)
+                    self._figure.set_rest(name, None, self.base[name])
                     continue
-                self._set_rest(name, translation, rotation @ self.base[name])
+                self._figure.set_rest(name, translation, rotation @ self.base[name])
                 continue
-            self._set_rest(name, translation, rotation @ self.rotation[name])
+            self._figure.set_rest(name, translation, rotation @ self.rotation[name])
 
     # ------------------------------------------------------------------ the solve
     def initial(self) -> np.ndarray:
