@@ -10,8 +10,8 @@ Start pose (why a bake is deterministic). The first frame is solved from the sol
 channels' **rest** values (identity rotation, zero location for solved location channels,
 no stretch), whatever the current pose or the keys already on those channels; every later
 frame starts from the previous frame's solution with the motion of the frame before it
-continued (:mod:`.bake_start`; warm start), or, in a smooth bake, from the previous frame's
-solution as it is, with each joint's change bounded around it (:mod:`.bake_smooth`).
+continued (:mod:`.start`; warm start), or, in a smooth bake, from the previous frame's
+solution as it is, with each joint's change bounded around it (:mod:`.smooth`).
 Everything else the solve
 reads (unsolved bones, targets) comes from the scene's animation evaluated at that frame. So
 baking the same shot twice, or after saving and reloading the file, writes identical keys: a
@@ -19,15 +19,15 @@ re-bake does not start from the pose an earlier bake keyed.
 
 A sub-range bake is the exception: when the solved channels are keyed outside the baked range,
 the range must join those keys, so its first frame, and every frame the keys span, starts from
-the pose the existing keys give there (:mod:`.bake_join`). Such a bake is a function of the shot
+the pose the existing keys give there (:mod:`.join`). Such a bake is a function of the shot
 and of the keys around it.
 
 Failure and cancel. The scene state the bake may change is captured first
-(:class:`.restore.SceneState`). Any exception — a :class:`.rig.RigError`, a solver error or
-anything else (a bone renamed or a target deleted mid-bake, a bug) — and :meth:`BakeJob.cancel`
-put it all back: the keys of every channel keyframe by keyframe, the action and animation
-data, Blender's IK constraints muted for the bake, the current frame and the pose. Nothing
-is written. The exception is re-raised as :class:`BakeError` naming the frame.
+(:class:`..write.saved_state.SceneState`). Any exception — a :class:`..rig.build.RigError`, a
+solver error or anything else (a bone renamed or a target deleted mid-bake, a bug) — and
+:meth:`BakeJob.cancel` put it all back: the keys of every channel keyframe by keyframe, the action
+and animation data, Blender's IK constraints muted for the bake, the current frame and the pose.
+Nothing is written. The exception is re-raised as :class:`BakeError` naming the frame.
 
 ``bpy`` is used only through the objects passed in.
 """
@@ -45,7 +45,7 @@ from ..blender import busy_armatures, channel_rotations
 from ..errors import RigError
 from ..measure.conditioning_readout import ConditioningReadout
 from ..measure.diagnose import explain
-from ..measure.playback import builtin_ik, overrides, played_over
+from ..measure.playback_overrides import builtin_ik, overrides, played_over
 from ..measure.residuals import measure
 from ..rig.build import RESTARTS, Rig, build_rig, solver_options
 from ..rig.size import distance_tolerance
@@ -116,24 +116,24 @@ class BakeJob:
         obj: the armature object.
         settings: its Reach settings (``obj.reach_ik``).
         frames: frames to bake, in order (not empty).
-        mode: what happens to existing keys, ``"REPLACE"`` or ``"LAYER"`` (see :mod:`.keys`).
+        mode: what happens to existing keys, ``"REPLACE"`` or ``"LAYER"`` (see :mod:`..write.keys`).
         scene: the scene whose frame is stepped.
         only_selected: bake only constraints whose Select box is ticked.
         depsgraph: the view layer's depsgraph (``context.evaluated_depsgraph_get()``) to
             measure residuals on; None reports the solver's modelled residuals. With it,
             an armature that view layer does not evaluate is refused and targets it does
-            not evaluate are followed for the time of the bake (:mod:`.unevaluated`).
+            not evaluate are followed for the time of the bake (:mod:`..solve.unevaluated`).
         time_limit: wall-time budget of each frame's solve, seconds (a very long chain
             cannot hold the bake up, and ESC in the modal bake is seen between frames).
             A frame that hits it keeps the best pose found and is listed in the report:
             only such frames can depend on the machine's speed.
-        target: where the keys go, one of :data:`.bake_target.TARGETS` (the current
+        target: where the keys go, one of :data:`.target.TARGETS` (the current
             action, a new action, a new NLA strip).
         bones: key only the channels of these bones (the solve still moves every chain
             bone; the others show their own animation on playback); None keys them all.
         method: the solve method of this bake (a :data:`solver.methods.METHODS` name);
             None: the armature's *Method* setting, which the bake never changes.
-        smooth: a smooth bake's largest joint change per frame (:mod:`.bake_smooth`):
+        smooth: a smooth bake's largest joint change per frame (:mod:`.smooth`):
             degrees for rotations, scene units for locations; None: unbounded.
 
     Raises:
@@ -336,7 +336,7 @@ class BakeJob:
                     busy_armatures.release(self.obj)
 
     def _unfollow(self) -> None:
-        """Undo :class:`.unevaluated.FollowedTargets` (the bake's muted constraints)."""
+        """Undo :class:`..solve.unevaluated.FollowedTargets` (the bake's muted constraints)."""
         if self.followed is not None:  # None when the setup failed before following
             self.followed.release()
 

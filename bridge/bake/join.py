@@ -1,6 +1,6 @@
 """A sub-range bake joins the keys around it: where its frames start from.
 
-A bake normally starts from the rest pose (:mod:`.bake`), which keeps it a function of the
+A bake normally starts from the rest pose (:mod:`.baking`), which keeps it a function of the
 shot. Re-baking only part of a keyed range that way lets redundant limbs settle on other
 solutions than the keys before and after the range hold, so the pose pops where the new keys
 meet the old ones (0.55 and 0.80 in bone matrix entries at frames 99/100 and 150/151 of the
@@ -15,10 +15,10 @@ and a frame whose targets changed is solved from the nearest keyed pose, on the 
 the last frames meet the keys after the range. The first frame always starts from the pose the
 animation gives there (past the last key: the last keyed pose, as Blender holds it); frames
 beyond the keys continue the previous frame's solution as in any bake, and so does every
-later frame of a smooth bake (:mod:`.bake_smooth`: each joint's change per frame is bounded
+later frame of a smooth bake (:mod:`.smooth`: each joint's change per frame is bounded
 around the previous frame's solution, which a keyed start would break).
 
-``bpy`` is used only through :mod:`.compat`, :mod:`.keys` and the objects passed in.
+``bpy`` is used only through :mod:`..blender.compat`, :mod:`..write.keys` and the objects passed in.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class KeyedSpan:
         cls, obj: Object, channels: Sequence[ChannelKey], frames: Sequence[int], target: str
     ) -> KeyedSpan | None:
         """The span of ``obj``'s existing keys on ``channels`` when a bake of ``frames`` into
-        ``target`` (a :data:`.bake_target.TARGETS` name) joins them: some key lies outside
+        ``target`` (a :data:`.target.TARGETS` name) joins them: some key lies outside
         ``[frames[0], frames[-1]]`` and stays in the action the bake writes to (not a new
         strip's empty action). None otherwise: the bake starts from the rest pose."""
         if target == "NEW_STRIP":

@@ -1,6 +1,6 @@
 """What a bake tells the user: :class:`BakeReport` on success, :class:`BakeError` on failure.
 
-Pure Python (no ``bpy``): the report is built by :mod:`.bake` and formatted here.
+Pure Python (no ``bpy``): the report is built by :mod:`.baking` and formatted here.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class BakeReport:
         time_limited: frames whose solve hit the per-frame time limit.
         time_limit: that limit, seconds.
         method: the solve method of every frame (a :data:`solver.methods.METHODS` name).
-        smooth: a smooth bake's bound and the frames it held (:mod:`.bake_smooth`); None
+        smooth: a smooth bake's bound and the frames it held (:mod:`.smooth`); None
             for an unbounded bake.
         conditioning: the conditioning of the last baked frame's solved pose, computed
             when first read (the panel draws it), or None.

@@ -1,6 +1,6 @@
 """Where a baked frame's solve starts: the last frame's motion continued.
 
-A bake warm-starts every frame from the previous frame's solution (:mod:`.bake`). Targets
+A bake warm-starts every frame from the previous frame's solution (:mod:`.baking`). Targets
 move smoothly over a shot, so the previous solution plus the previous frame's motion (a
 linear extrapolation of the last two frames) is nearer the new solution, and the solver
 needs fewer iterations per frame.
@@ -9,7 +9,7 @@ The motion of a frame is its solution minus the plain start it was solved from, 
 coordinates (radians, scene units). It is added to the next plain start only on the
 coordinates whose parametrisation held in between: where the plain start equals the last
 solution (to :data:`SAME`). A ``LOCAL`` bone relinearised around its pose, an Euler bone read
-on another branch, or a pole chain put at Blender's IK start (:mod:`.pole_start`) starts
+on another branch, or a pole chain put at Blender's IK start (:mod:`..solve.pole_start`) starts
 plain. A frame the solver did not solve passes no motion on, and neither does the first
 frame (its "motion" is the jump from the rest pose).
 

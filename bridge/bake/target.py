@@ -1,7 +1,7 @@
 """Where a bake writes its keys: the current action, a new action, or a new NLA strip.
 
 ``CURRENT``     the keys go into the armature's action (created if it has none), as
-                :mod:`.keys` describes for the *Replace* and *Layer* modes.
+                :mod:`..write.keys` describes for the *Replace* and *Layer* modes.
 ``NEW_ACTION``  the armature gets a new action, a copy of its current one (every other
                 channel keeps its animation; an empty action if it had none) named
                 "<action> Reach"; the keys go into the copy; the original action is left as
@@ -14,8 +14,8 @@
 
 :meth:`BakeTarget.undo` removes what :meth:`BakeTarget.write` created and assigns the
 original action and slot again: a bake that fails or is cancelled after writing leaves no
-trace (:mod:`.restore` puts the current action's keys back). ``bpy`` is used only through
-:mod:`.compat` and the objects passed in.
+trace (:mod:`..write.saved_state` puts the current action's keys back). ``bpy`` is used only through
+:mod:`..blender.compat` and the objects passed in.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A Solve writes the pose and lets Blender evaluate it (``view_layer.update()``), and a bake
 steps the scene's frame over many events; both fire Blender's update and frame-change
-handlers while they run. Live posing (:mod:`.live`) skips an armature while it is held here,
+handlers while they run. Live posing (:mod:`..live.posing`) skips an armature while it is held here,
 so it never solves inside another solve and never poses a frame a bake is solving or
 measuring. Holds nest (a count per armature, keyed by ``session_uid``).
 """

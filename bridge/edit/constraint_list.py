@@ -1,7 +1,7 @@
 """Editing an armature's list of Reach constraints: add, remove, move (Convert: :mod:`.convert`).
 
 Each function changes the list (``settings.constraints``) and returns the sentence the
-operator reports, or raises :class:`.rig_joints.RigError` (bad input, nothing changed) or
+operator reports, or raises :class:`..rig.joints.RigError` (bad input, nothing changed) or
 :class:`NothingToDoError` (nothing to change). ``bpy`` is used only through the objects passed in.
 """
 

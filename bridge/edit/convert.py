@@ -8,7 +8,7 @@ What carries over, read as Blender's solver reads it (``source/blender/ikplugin`
   the IK constraint has no head/tail setting); an armature target without a bone is ignored
   by Blender and reported here;
 * ``use_location`` / ``use_rotation``, ``weight`` and ``orient_weight``;
-* the pole target and pole angle: the bend plane Blender gives the chain (:mod:`.pole`)
+* the pole target and pole angle: the bend plane Blender gives the chain (:mod:`..blender_ik.pole`)
   becomes a plane goal and a half-space goal on the chain's most bent joint, read from two
   helper empties that follow the root bone, the target and the pole every frame;
 * on an iTaSC armature the same, except the pole (iTaSC's pole bends the chain elsewhere: 0.4 to
@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 
     from ...props.groups import ReachConstraint
 
-#: Names of the pole frame empty's constraints (:mod:`.pole_start` finds the IK through them).
+#: Names of the pole frame empty's constraints (:mod:`..solve.pole_start` finds the IK through
+#: them).
 FRAME_ROOT, FRAME_TARGET, FRAME_POLE = "Reach pole root", "Reach pole target", "Reach pole"
 #: Properties whose driver or F-curve would bring a muted constraint back to life.
 SWITCHES = ("mute", "enabled")
@@ -155,7 +156,7 @@ def _plane_empties(
     name: str,
 ) -> bpy.types.Object:
     """Two helper empties; returns the one whose X axis is the bend plane's normal and whose
-    Z axis is the side the bend points to (see :func:`.pole.bend_plane`).
+    Z axis is the side the bend points to (see :func:`..blender_ik.pole.bend_plane`).
 
     The first sits on the root bone's head with Y towards the IK target and Z towards the
     pole (Copy Location, Damped Track, Locked Track): the goals' look-at frame, re-evaluated
@@ -181,7 +182,7 @@ def _bend_joint(
     obj: bpy.types.Object, chain: list[bpy.types.PoseBone], pole_angle: float
 ) -> tuple[str, float]:
     """The chain bone whose tail is the most bent joint at rest, and that joint's
-    :func:`.pole.bend_angle` (radians) for ``pole_angle`` (radians).
+    :func:`..blender_ik.pole.bend_angle` (radians) for ``pole_angle`` (radians).
 
     Blender's IK starts from the chain's own pose channels; an IK-driven chain has none, so
     its start is the rest pose, where the chain is rigid with its root.

@@ -1,6 +1,6 @@
 """What a live armature's pose depends on, and a snapshot of it to tell real edits from echoes.
 
-Live posing (:mod:`.live`) re-solves when an input of the armature changed. Blender's update
+Live posing (:mod:`.posing`) re-solves when an input of the armature changed. Blender's update
 handler says *which* data-blocks were updated, not *what* changed: selecting a bone, drawing
 a panel's result or writing the solved pose updates the armature too. So an update only
 counts when it touches one of :func:`input_ids` and the :func:`fingerprint` of the inputs

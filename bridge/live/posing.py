@@ -4,27 +4,27 @@ Two switches on the armature's Reach settings drive it:
 
 ``live``
     After every depsgraph update that touched one of the armature's inputs (the armature,
-    a target object or armature, see :func:`.live_inputs.input_ids`) and changed them (the
-    :func:`.live_inputs.fingerprint` differs from the one taken after the last solve), the
+    a target object or armature, see :func:`.inputs.input_ids`) and changed them (the
+    :func:`.inputs.fingerprint` differs from the one taken after the last solve), the
     armature is solved warm from its current pose under a time budget (the add-on passes
     the preference, 16 ms by default: a frame at 60 fps; :data:`BUDGET` when none is
     given), the pose written and measured as a Solve does
-    (:meth:`.session.RigSession.solve_frame`, no keys). A solve that stops at the budget has
-    written the best pose so far and is marked unfinished: :func:`resume_unfinished` (run
+    (:meth:`..session.rig_session.RigSession.solve_frame`, no keys). A solve that stops at the
+    budget has written the best pose so far and is marked unfinished: :func:`resume_unfinished` (run
     from a timer by the add-on) and the next update continue from there. When the pose
     moved and Auto Keying is on, the changed channels are keyed as a transform would
-    (:mod:`.autokey`).
+    (:mod:`..write.autokey`).
 ``evaluate_on_frame_change``
     After every frame change the armature is solved from the animated targets and the pose
     written, never keyed: a preview of the bake. Each frame has the bake's own budget
-    (:data:`.bake.TIME_LIMIT`), so the preview is what a bake of that frame gives.
+    (:data:`..bake.baking.TIME_LIMIT`), so the preview is what a bake of that frame gives.
 
-Neither runs while a Reach job (a Solve, a bake) holds the armature (:mod:`.busy`): the
-result of such a job, like the state after an undo or a load (:func:`accept_restored`), is
-taken as it is, not solved again. A live solve's own updates are ignored (re-entrancy
-guard), so writing the pose never starts another solve. Any error switches the switch off
-and is reported once (:attr:`LiveState.error`, printed), instead of failing again on every
-update. Rendering is the add-on's concern (it does not call in here while a render runs).
+Neither runs while a Reach job (a Solve, a bake) holds the armature
+(:mod:`..blender.busy_armatures`): the result of such a job, like the state after an undo or a load
+(:func:`accept_restored`), is taken as it is, not solved again. A live solve's own updates are
+ignored (re-entrancy guard), so writing the pose never starts another solve. Any error switches the
+switch off and is reported once (:attr:`LiveState.error`, printed), instead of failing again on
+every update. Rendering is the add-on's concern (it does not call in here while a render runs).
 """
 
 from __future__ import annotations

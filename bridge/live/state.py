@@ -1,6 +1,6 @@
 """What live posing remembers about one armature, and when it continues an unfinished solve.
 
-Plain data and one rule, no Blender: :mod:`.live` keeps a :class:`LiveState` per armature
+Plain data and one rule, no Blender: :mod:`.posing` keeps a :class:`LiveState` per armature
 (runtime only, keyed by ``session_uid``) and calls :func:`plan_next` after every live solve.
 """
 

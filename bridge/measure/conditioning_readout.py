@@ -3,7 +3,7 @@
 The solver measures the conditioning of the pose a solve wrote (:mod:`solver.conditioning`:
 ``kappa`` of the stacked, weighted constraint Jacobian over the coordinates the solve moves)
 and names the figure's coordinates that make up the weakest motion. Here each coordinate
-is the bone whose channels it drives (:class:`.rig_joints.SolvedBone`), so the line reads
+is the bone whose channels it drives (:class:`..rig.joints.SolvedBone`), so the line reads
 "Conditioning: kappa 3.2e4 (ill-conditioned), weakest: forearm" (after a bake: of the last
 frame's solved pose, "Conditioning at frame 120: ..."). Nothing is computed until
 the line is first asked for (the panel draws it, or a report's text is made), so a live

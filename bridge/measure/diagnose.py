@@ -1,10 +1,10 @@
 """Why Blender's evaluated pose differs from the solver's model, in one line.
 
-When the residual measured on Blender's pose (:mod:`.measure`) and the modelled one disagree,
+When the residual measured on Blender's pose (:mod:`.residuals`) and the modelled one disagree,
 something in the rig moves the bones after the pose channels are written, or moves the
 target with the solve. :func:`explain` scans what the model leaves out, in the order a user
 would look: the chain's bone constraints, drivers on its pose channels, pose scale the
-figure cannot express (:mod:`.rig_scale`), and a target that hangs off the armature itself.
+figure cannot express (:mod:`..rig.pose_scale`), and a target that hangs off the armature itself.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def interfering(obj: bpy.types.Object, bone: str, root: str | None = None) -> li
     cover, e.g. ``"bone 'b1': Copy Rotation 'Copy Rotation' (influence 0.5)"``, parents
     last. The solve measures such a chain on Blender's pose and runs correction passes.
     Above the chain's topmost bone ``root`` (None: the chain goes up to the armature's root)
-    a constrained bone is read where Blender evaluates it (:mod:`.rig_evaluated`), so only a
+    a constrained bone is read where Blender evaluates it (:mod:`..rig.still_bones`), so only a
     bone there that does not inherit its parent's rotation (its channels are read) gives
     lines. An unknown bone gives no line.
     """
@@ -141,7 +141,7 @@ def target_links(obj: bpy.types.Object, target: bpy.types.Object | None) -> list
     Location, a Child Of with some channels off, ...) on any of them, a bone parent with
     *Relative Parenting*, or a bone parent below an object with enabled constraints. A target
     carried by a bone (bone-parented, or held by a full Child Of or a Copy Transforms, see
-    :mod:`.carried`) gives no line: the solve models it.
+    :mod:`..rig.carried_targets`) gives no line: the solve models it.
     """
     if target is None:
         return []
@@ -202,7 +202,7 @@ def explain(
         obj: the armature object.
         spec: the constraint whose measured residual disagrees with the modelled one.
         solved: the bones the solve moves. A constrained bone none of them moves is read
-            where Blender evaluates it (:mod:`.rig_evaluated`), so it is not a cause; None:
+            where Blender evaluates it (:mod:`..rig.still_bones`), so it is not a cause; None:
             every bone of the chain is considered.
 
     Returns:

@@ -1,6 +1,6 @@
 """What a solve tells the user: measured residuals, a status in words, and why a goal missed.
 
-A :class:`FrameReport` is built from the residuals :mod:`.measure` read on Blender's evaluated
+A :class:`FrameReport` is built from the residuals :mod:`.residuals` read on Blender's evaluated
 pose; the solver's own (modelled) residuals are kept beside them only to explain a
 difference. "Satisfied" is never taken from the model.
 """

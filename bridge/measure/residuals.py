@@ -69,7 +69,7 @@ class MeasuredResidual:
         effector: the evaluated end-effector, world space.
         goal: index of the disjunction member reported (0 for a single goal).
         resolution: the float32 resolution (scene units) of the positions compared: a
-            distance below it is Blender's round-off (:func:`.rig_size.float32_resolution`).
+            distance below it is Blender's round-off (:func:`..rig.size.float32_resolution`).
     """
 
     name: str
@@ -129,10 +129,10 @@ def measure(
     target parented to a bone the solve moved is measured where it now is. Blender computes
     these positions in single precision: a distance within the float32 resolution of the
     coordinates involved (effector, target, armature origin) counts as within tolerance,
-    whatever the tolerance (:func:`.rig_size.float32_resolution`).
+    whatever the tolerance (:func:`..rig.size.float32_resolution`).
 
     Args:
-        rig: a :class:`.rig.Rig` (its ``obj``, ``scale``, ``specs`` and goals are used; the
+        rig: a :class:`..rig.build.Rig` (its ``obj``, ``scale``, ``specs`` and goals are used; the
             goals are only read, never retargeted).
         depsgraph: the evaluated depsgraph (``context.evaluated_depsgraph_get()``).
         tolerance: distance tolerance, scene units.

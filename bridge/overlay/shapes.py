@@ -13,7 +13,7 @@ end-effector and target are and how its last measured residual came out;
   distance to the target (at least one size).
 
 The colour is the state's (reached / missed / not solved yet); filled shapes use it at
-``FILL_ALPHA`` of its opacity. :mod:`.overlay_scene` builds the views from Blender data and
+``FILL_ALPHA`` of its opacity. :mod:`.views` builds the views from Blender data and
 ``panels/overlay_draw.py`` hands the arrays to the ``gpu`` module.
 """
 

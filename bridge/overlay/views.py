@@ -3,7 +3,7 @@
 :func:`views_of` reads, for each enabled constraint whose bone and target exist, the
 end-effector on the pose Blender shows (the original pose bones hold the evaluated pose),
 the target point and axis, and the state of the constraint at the last measured solve or
-bake (:mod:`.results`). ``bpy`` is used only through the objects passed in.
+bake (:mod:`..session.last_report`). ``bpy`` is used only through the objects passed in.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """The bridge: an armature and its Reach constraints -> ``solver.Figure`` + constraints,
 and a solution -> pose channel values. All the maths between Blender and the solver is here
-(and in :mod:`.rotations`); operators only call :func:`build_rig` and the ``Rig`` methods.
-A :class:`Rig` is built once and then fixed (a frozen dataclass); what changes between solves
-is its pose (:class:`.pose.RigPose`) and the targets its goals hold.
+(and in :mod:`..blender.channel_rotations`); operators only call :func:`build_rig` and the ``Rig``
+methods. A :class:`Rig` is built once and then fixed (a frozen dataclass); what changes between
+solves is its pose (:class:`.pose.RigPose`) and the targets its goals hold.
 
-Frames. The figure lives in the model's world (:mod:`.model_space`: the world, reflected across
-X for a mirrored armature; a sheared armature's own space), goals too. One segment per bone, at
-the bone's head, with the bone's pose axes; its rest transform relative to the parent segment
+Frames. The figure lives in the model's world (:mod:`..blender.model_space`: the world, reflected
+across X for a mirrored armature; a sheared armature's own space), goals too. One segment per bone,
+at the bone's head, with the bone's pose axes; its rest transform relative to the parent segment
 is the bone's rest offset (``parent.matrix_local^-1 @ bone.matrix_local``, object transform
 applied to roots, lengths times the object's uniform scale) times the bone's current
 ``matrix_basis`` (location ignored for connected bones, as Blender does). A bone with *Inherit
@@ -15,8 +15,8 @@ Rotation* off is a segment that does not inherit rotation
 rotation times its own armature-space rest rotation, which is what Blender composes from the
 parent's rest matrix. Pose scale and the *Inherit Scale* modes are folded into lengths (child
 offsets times the parent's scale, end-effector points times the bone's own): see
-:mod:`.rig_scale` for what is exact; the scale an IK Stretch writes is solved instead
-(:mod:`.rig_stretch`).
+:mod:`.pose_scale` for what is exact; the scale an IK Stretch writes is solved instead
+(:mod:`.stretch`).
 
 Parametrisation of a solved bone's rotation (why three kinds):
 ``LOCAL``  -- bones without limits: three revolutes about the bone's own X, Y, Z axes,
@@ -29,7 +29,7 @@ Parametrisation of a solved bone's rotation (why three kinds):
     segment Blender's Standard IK makes of the bone for its ``lock_ik_*`` (spherical, swing,
     elbow or revolute), with the limits in Blender's meaning: X/Z bound the swing quaternion
     as an ellipse (an inscribed polygon of linear constraints), Y the twist, an elbow's
-    angles directly. See :mod:`.ik_limits`.
+    angles directly. See :mod:`..blender_ik.ik_limits`.
 ``EULER``  -- bones with an enabled local-space Limit Rotation constraint or with
     ``lock_rotation`` on an Euler channel (their IK limits, if any, join the box as Euler
     bounds: Blender shows the Limit Rotation's box, which must hold): absolute Euler angles in the
@@ -42,7 +42,7 @@ Parametrisation of a solved bone's rotation (why three kinds):
     Rotation constraint with the same limits leaves a solved pose unchanged.
 Root translation (location X, Y, Z unbounded, prismatic) comes before the rotation, like
 ``location`` in ``matrix_basis``. IK Stretch (``ik_stretch`` > 0) is one group parameter per
-bone driving prismatic helpers after the rotation (:mod:`.rig_stretch`), written as scale.
+bone driving prismatic helpers after the rotation (:mod:`.stretch`), written as scale.
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ from ...solver.scale import characteristic_length
 from ..blender import channel_rotations
 from ..blender.model_space import model_space
 from ..errors import RigError
-from .freedom import check_chains_move
 from .goals import ConstraintPlan, ConstraintSpec, GoalBinding, build_constraints
+from .immobile_chains import check_chains_move
 from .joints import SolvedBone, add_solved_bone, location_segment, rotation_data_path
 from .object_frame import armature_space, check_carried
 from .pose import BoneChannels, RigPose, rest_inputs
@@ -307,10 +307,10 @@ def solver_options(rig: Rig, settings: ReachSettings, method: str | None = None)
     """Keyword options for ``solver.Solver`` from the armature's Reach settings.
 
     The distance tolerance is the setting's, or relative to ``rig.length`` when *Automatic*
-    (:func:`.rig_size.distance_tolerance`). The solver aims at :data:`SOLVE_MARGIN` times the
+    (:func:`.size.distance_tolerance`). The solver aims at :data:`SOLVE_MARGIN` times the
     tolerances: a goal is judged on
-    Blender's evaluated pose (:mod:`.measure`), which Blender computes in single precision,
-    so a solve stopping right at the tolerance would be reported reached or missed by
+    Blender's evaluated pose (:mod:`..measure.residuals`), which Blender computes in single
+    precision, so a solve stopping right at the tolerance would be reported reached or missed by
     round-off. ``method`` (a :data:`solver.methods.METHODS` name) replaces the armature's
     *Method* for this solver only (a bake's ``method`` option); None uses the setting.
     """

@@ -31,7 +31,7 @@ and reading the bone in world space:
 * *Copy Transforms* (mix Replace, world to world, no B-Bone shape): ``world = W_B @
   Tail(head_tail * length)``, so ``offset = K @ Tail(head_tail * length)``.
 
-Not carried (left to the correction passes, and named by :mod:`.diagnose`): any other
+Not carried (left to the correction passes, and named by :mod:`..measure.diagnose`): any other
 enabled constraint on an object on the path (constraints act after parenting, in world
 space), a bone with *Relative Parenting* (Blender parents to the bone's local channel
 matrix, not its frame), any other parent type between the target and the bone, and a bone

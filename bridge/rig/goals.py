@@ -1,10 +1,10 @@
-"""Part of the bridge (:mod:`.rig`): Reach constraint items -> end-effectors, goals, chains.
+"""Part of the bridge (:mod:`.build`): Reach constraint items -> end-effectors, goals, chains.
 
 A target object's location gives goal points; its local axes give orientations (X, Y),
 line directions and plane normals (the item's ``target_axis``). A target bone of the same
 armature becomes the goal's ``carrier`` segment (a closed loop): the goal then lives in that
 bone's frame and moves with it. So does a target object hanging off a bone the solve moves
-(see :mod:`.carried`): its goal is carried by that bone at the offset Blender's parenting
+(see :mod:`.carried_targets`): its goal is carried by that bone at the offset Blender's parenting
 gives. Lengths are scene units, the armature's uniform scale applied.
 """
 
@@ -116,7 +116,7 @@ class GoalBinding:
         self, arm: bpy.types.Object, scale: float, space: ModelSpace | None = None
     ) -> tuple[np.ndarray, np.ndarray | None]:
         """Goal point (3,) and unit axes (3, 3) (columns X, Y, Z) in the model's world
-        (see :mod:`.model_space`; the axes map as plane normals for plane and half-space
+        (see :mod:`..blender.model_space`; the axes map as plane normals for plane and half-space
         goals) or in the carrier bone's frame.
 
         Args:
@@ -227,7 +227,7 @@ class ConstraintSpec:
         root: segment where the joint chain starts, None for every ancestor.
         bindings: one per goal; more than one makes a disjunction (any member suffices).
         segment: the figure segment carrying the end-effector when it is not ``bone``'s own
-            (an effector on a stretched bone, see :mod:`.rig_stretch`); "" for ``bone``.
+            (an effector on a stretched bone, see :mod:`.stretch`); "" for ``bone``.
     """
 
     name: str
@@ -253,7 +253,7 @@ class ConstraintSpec:
 
 @dataclass
 class ConstraintPlan:
-    """Everything :func:`.rig.build_rig` needs from the constraint items."""
+    """Everything :func:`.build.build_rig` needs from the constraint items."""
 
     figure_bones: set[str] = field(default_factory=set)
     chain_bones: dict[str, str] = field(default_factory=dict)  # bone -> first constraint
@@ -269,7 +269,7 @@ class ConstraintPlan:
         """The ``solver.Constraint`` list (goals already carry the current targets).
 
         Args:
-            scales: bone -> (3,) pose scale along its axes (:mod:`.rig_scale`): an
+            scales: bone -> (3,) pose scale along its axes (:mod:`.pose_scale`): an
                 end-effector point on a scaled bone is that far along the drawn bone.
         """
         out = []

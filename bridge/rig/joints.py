@@ -1,8 +1,8 @@
-"""Part of the bridge (:mod:`.rig`): one solved bone's joints, and its pose channels.
+"""Part of the bridge (:mod:`.build`): one solved bone's joints, and its pose channels.
 
-See :mod:`.rig` for the three parametrisations (``LOCAL`` relinearised axes, ``IK_SEGMENT``
-Blender's IK segment with its limits, :mod:`.ik_limits`; ``EULER`` angles in Limit Rotation's
-order) and why.
+See :mod:`.build` for the three parametrisations (``LOCAL`` relinearised axes, ``IK_SEGMENT``
+Blender's IK segment with its limits, :mod:`..blender_ik.ik_limits`; ``EULER`` angles in Limit
+Rotation's order) and why.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class SolvedBone:
     location_joints: list[tuple[int, str]] = field(default_factory=list)  # (axis, joint)
     keyed_rotation: tuple[int, ...] = ()  # rotation channel indices that change
     location_segment: str | None = None  # helper segment of the location joints, if any
-    # IK Stretch (see :mod:`.rig_stretch`): the group driving the bone's stretch, its length
+    # IK Stretch (see :mod:`.stretch`): the group driving the bone's stretch, its length
     # (scene units) and whether the solve writes the bone's scale channels.
     stretch: str | None = None
     length: float = 0.0

@@ -1,6 +1,6 @@
-"""Part of the bridge (:mod:`.rig`): the armature object's world transform as the model sees it.
+"""Part of the bridge (:mod:`.build`): the armature object's world transform as the model sees it.
 
-The model's world is described in :mod:`.model_space`: the world itself (reflected for a
+The model's world is described in :mod:`..blender.model_space`: the world itself (reflected for a
 mirrored armature) for a rotated, uniformly scaled or mirrored armature, the armature's own
 space for one whose world matrix is not a rotation times one scale (a non-uniform scale on the
 armature, or on a parent above a rotated child, shears the bones' frames). On such a sheared
@@ -14,7 +14,7 @@ instead of solving a model of the wrong size.
 
 Column lengths alone miss a shear (``R diag(2, 1, 1) R^T`` with ``R`` turning X onto
 ``(1, 1, 1)`` has three columns of equal length), so the test is on the Gram matrix
-``M^T M`` of the 3x3 part (:func:`.model_space.similarity_scale`).
+``M^T M`` of the 3x3 part (:func:`..blender.model_space.similarity_scale`).
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def check_carried(
 
 def object_frame(obj: bpy.types.Object, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """Translation (3,) and rotation (3, 3) of the armature object (scale removed) in the
-    model's world (:mod:`.model_space`; the origin and identity on a sheared armature).
+    model's world (:mod:`..blender.model_space`; the origin and identity on a sheared armature).
 
     Every solve and every baked frame asks for it, mostly with the same world matrix, so
     frames are kept by the exact matrix and ``scale`` (:data:`KEPT_FRAMES` at most); their

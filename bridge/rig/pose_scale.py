@@ -34,7 +34,7 @@ parent's scale, its head is still placed exactly), a negative or zero pose scale
 used), and a bone that slides (root translation) or stretches (IK Stretch) under a scaled
 parent. The bone, and everything below it, is named so the correction passes and the report
 can say why the model and Blender's pose disagree. The scale an IK Stretch writes is solved
-by :mod:`.rig_stretch` and taken as 1 here.
+by :mod:`.stretch` and taken as 1 here.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class BoneScale:
     Attributes:
         scale: (3,) factors along the bone's own X, Y, Z axes (unitless).
         reason: empty when the split is exact; otherwise what the model cannot express,
-            naming the bone at fault (said in notes and by :mod:`.diagnose`).
+            naming the bone at fault (said in notes and by :mod:`..measure.diagnose`).
     """
 
     scale: np.ndarray
@@ -101,7 +101,7 @@ def bone_scales(
         obj: the armature object.
         names: bone names, parents first (the figure's bones).
         sliding: bones with location DOFs in the solve.
-        written: bones whose scale the solve writes (IK Stretch, :mod:`.rig_stretch`, which
+        written: bones whose scale the solve writes (IK Stretch, :mod:`.stretch`, which
             models it with its own DOFs): taken as unscaled here.
     """
     bones = armature_data(obj).bones

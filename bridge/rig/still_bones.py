@@ -2,7 +2,7 @@
 pose channels.
 
 The figure composes every bone from its parent, its rest offset and its pose channels (see
-:mod:`.rig`). A bone constraint on a bone the solve does not move (Rigify turns the bone above
+:mod:`.build`). A bone constraint on a bone the solve does not move (Rigify turns the bone above
 each IK chain with a Damped Track towards the foot's target) puts that bone where its channels
 do not say; a chain below it then starts from the wrong place, and a bake, which runs no
 correction pass, misses on playback (0.24 units on a Rigify leg). For such a bone the rotation

@@ -1,4 +1,4 @@
-"""Part of the bridge (:mod:`.rig`): IK Stretch as Blender's own IK does it.
+"""Part of the bridge (:mod:`.build`): IK Stretch as Blender's own IK does it.
 
 What Blender does (``iksolver_plugin.cc``, measured in bpy 4.2 and 5.0): a chain bone with
 *IK Stretch* > 0 gets a translation DOF along its Y axis in the IK solver (the bone's length

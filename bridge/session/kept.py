@@ -1,10 +1,10 @@
 """Built sessions kept between solves, so a solve at every frame does not rebuild the rig.
 
-Building a :class:`.session.RigSession` (bones -> segments and joints, items -> goals, the
+Building a :class:`.rig_session.RigSession` (bones -> segments and joints, items -> goals, the
 solver's index tables) costs more than a warm solve of the demo metarig. :func:`session_for`
 keeps one session per armature and hands it back while everything the build read is
 unchanged; the pose, the armature's placement and the targets are re-read before every solve
-anyway (:meth:`.session.RigSession.refresh`).
+anyway (:meth:`.rig_session.RigSession.refresh`).
 
 What invalidates a session (the key, compared exactly except where a rounding is named):
 
@@ -15,11 +15,11 @@ What invalidates a session (the key, compared exactly except where a rounding is
 * every Reach setting and constraint item (any RNA property, generically, so a new setting
   invalidates without being listed here; targets by address), and ``only_selected``; each
   target's parents, parent types, parent bones and every RNA property of their constraints,
-  which decide whether a bone carries it (:mod:`.carried`: a full Child Of or a Copy
+  which decide whether a bone carries it (:mod:`..rig.carried_targets`: a full Child Of or a Copy
   Transforms onto a bone carries, another constraint does not);
 * every bone's name; the parent of every figure bone and of every bone above one the build
   asked whether the solve moves it (a Target Bone of the armature, a bone a target hangs off:
-  :attr:`.rig_goals.ConstraintPlan.asked`), the only parents a build reads (the parent of a
+  :attr:`..rig.goals.ConstraintPlan.asked`), the only parents a build reads (the parent of a
   bone can only change in Edit Mode, which every bone's rest data does not always show);
 * every number, flag, enum and array of those same bones (:func:`watched_bones`) and their
   pose bones (rest matrices, lengths, connect / inherit flags, Inherit Scale, rotation mode,
@@ -31,7 +31,7 @@ What invalidates a session (the key, compared exactly except where a rounding is
 * every RNA property of every bone constraint of the figure bones, and their Reach bone
   settings;
 * an axis the build pinned at the pose's current angle (an IK-locked or Euler-locked axis of an
-  Euler-parametrised bone, see :func:`.rig_joints.add_solved_bone`) that has turned by more than
+  Euler-parametrised bone, see :func:`..rig.joints.add_solved_bone`) that has turned by more than
   :data:`PIN_SLACK` since (checked on the refreshed pose).
 
 ``bpy`` is used only through the objects passed in.
@@ -279,7 +279,7 @@ def _each_rna_values(structs: Iterable[Any]) -> tuple:
 
 def _parentage(target: bpy.types.Object | None) -> tuple:
     """How a target hangs in the scene, up to its root: what decides whether a bone of the
-    armature carries it (:func:`.carried.find_carry`)."""
+    armature carries it (:func:`..rig.carried_targets.find_carry`)."""
     out = []
     while target is not None:
         out.append((
@@ -307,7 +307,7 @@ def _object_key(obj: bpy.types.Object, settings: ReachSettings, only_selected: b
 def watched_bones(obj: bpy.types.Object, session: RigSession) -> tuple[str, ...]:
     """The bones whose parent the build of ``session`` read: every figure bone (their
     ancestors are figure bones too) and every bone at or above one the build asked whether
-    the solve moves it (:attr:`.rig.Rig.asked`).
+    the solve moves it (:attr:`..rig.build.Rig.asked`).
 
     While each of these keeps its parent (and its name), every bone the build walked up from
     reaches the same bones: the figure, its chains and which bones the solve moves are the
@@ -342,7 +342,7 @@ def pinned_joints(session: RigSession) -> list[tuple[int, float]]:
     """(coordinate index, value) of every rotation joint of an Euler-parametrised bone that
     the build fixed (lower == upper): an IK-locked or Euler-locked axis of such a bone is
     pinned at the angle the pose had when the session was built (see
-    :func:`.rig_joints.add_solved_bone`)."""
+    :func:`..rig.joints.add_solved_bone`)."""
     figure = session.rig.figure
     joints = {j.name: j for j in figure.joints}
     names = figure.coordinate_names
@@ -373,7 +373,7 @@ def session_for(
     only_selected: bool = False,
 ) -> RigSession:
     """A session for ``obj``: the kept one while nothing its build read has changed, else a
-    new one (its :meth:`~.session.RigSession.solve_frame` re-reads pose and targets).
+    new one (its :meth:`~.rig_session.RigSession.solve_frame` re-reads pose and targets).
 
     Raises:
         RigError: the scene cannot be solved (from building a new session).

@@ -2,9 +2,9 @@
 
 Data flows scene -> bridge -> solver -> bridge -> scene: the session builds the rig from the
 armature and its Reach settings, solves, writes the pose, lets Blender evaluate it, measures
-every constraint on that evaluation (:mod:`.measure`), runs correction passes when Blender's
-pose and the model disagree (:mod:`.correction`; the steps of one frame are in
-:mod:`.frame_solve`), and returns a :class:`.report.FrameReport`
+every constraint on that evaluation (:mod:`..measure.residuals`), runs correction passes when
+Blender's pose and the model disagree (:mod:`..solve.correction`; the steps of one frame are in
+:mod:`..solve.frame_solve`), and returns a :class:`..measure.frame_report.FrameReport`
 that only says "reached" for what was measured within tolerance. Operators call it and turn
 its errors into reports; ``bpy`` is reached only through the objects passed in.
 """
@@ -38,7 +38,7 @@ class RigSession(ArmatureSolver):
     # ------------------------------------------------------------------ editing
     @staticmethod
     def convert_builtin_ik(context: bpy.types.Context, obj: bpy.types.Object) -> Conversion:
-        """Turn ``obj``'s built-in IK constraints into Reach constraints (see :mod:`.convert`;
+        """Turn ``obj``'s built-in IK constraints into Reach constraints (see :mod:`..edit.convert`;
         ``context`` gives the file and scene where pole-plane helper empties are made).
 
         A static method: an armature with only built-in IK has no Reach constraint yet, so
@@ -53,11 +53,11 @@ class RigSession(ArmatureSolver):
         mode: str = "REPLACE",
         progress: Callable[[int, int], None] | None = None,
     ) -> BakeReport:
-        """Bake ``frames`` into keys on the solved channels (see :mod:`.bake`), residuals
+        """Bake ``frames`` into keys on the solved channels (see :mod:`..bake.baking`), residuals
         measured on Blender's pose at every frame.
 
         ``progress(done, total)`` is called after every step. Any exception restores the
-        scene and is raised as :class:`.bake.BakeError`; nothing is written.
+        scene and is raised as :class:`..bake.baking.BakeError`; nothing is written.
         """
         return baking.bake(self.obj, self.settings, frames, mode, progress, scene=self.scene,
                          only_selected=self.only_selected,
@@ -65,8 +65,9 @@ class RigSession(ArmatureSolver):
 
     # ------------------------------------------------------------------ one frame
     def frame_solve(self, insert_keys: bool = False, frame: float | None = None) -> FrameSolve:
-        """A Solve at the current frame to run step by step (:class:`.frame_solve.FrameSolve`:
-        the modal Solve operator's way, cancellable between steps: the pose is recorded)."""
+        """A Solve at the current frame to run step by step
+        (:class:`..solve.frame_solve.FrameSolve`: the modal Solve operator's way, cancellable
+        between steps: the pose is recorded)."""
         return FrameSolve(self, insert_keys, frame)
 
     def solve_frame(

@@ -1,6 +1,6 @@
 """``ArmatureSolver``: one armature's rig and solver, kept between solves and re-read before each.
 
-The rig is built once (:func:`.build_rig`); before a solve only what changes without a
+The rig is built once (:func:`..rig.build.build_rig`); before a solve only what changes without a
 rebuild is read again (:meth:`ArmatureSolver.refresh`: the pose, the armature's placement,
 the targets). :class:`..session.rig_session.RigSession` adds the jobs on top of it; a
 :class:`.frame_solve.FrameSolve` runs one Solve on it.

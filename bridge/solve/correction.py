@@ -3,8 +3,8 @@
 When Blender's evaluated pose puts the end-effector somewhere else than the model does (a
 bone constraint, a driver, a bone not inheriting rotation) or the target moves with the solve
 in a way the model does not carry (e.g. a Copy Location onto a solved bone; a target parented
-to one is carried, see :mod:`.carried`), the model is solved again towards a *shifted* goal
-chosen so that, if the discrepancy stayed as it is, Blender's effector would land on the
+to one is carried, see :mod:`..rig.carried_targets`), the model is solved again towards a *shifted*
+goal chosen so that, if the discrepancy stayed as it is, Blender's effector would land on the
 true target:
 
 * a point ``g`` (position, line, plane, half-space goals):
@@ -100,7 +100,7 @@ class Corrector:
         """Set the goals of ``spec`` to the shifted goals of the next pass (see module doc).
 
         Args:
-            rig: the :class:`.rig.Rig` (its pose is the one Blender evaluated).
+            rig: the :class:`..rig.build.Rig` (its pose is the one Blender evaluated).
             spec: the constraint to correct; goals carried by a bone are left as they are.
             measured: its residual on Blender's pose (carries the evaluated effector).
             model_frame: (4, 4) the effector segment's world frame in the model at the solution

@@ -1,11 +1,12 @@
 """A Solve at one frame, in steps: the first solve, then each correction pass, then the keys.
 
-:meth:`.session.RigSession.solve_frame` drives a :class:`FrameSolve` to the end in one call
-(scripts, live posing, background Blender); the modal Solve operator calls :meth:`FrameSolve.step`
-once per timer event, so ESC is seen between steps, and :meth:`FrameSolve.cancel` puts the
-pose back exactly as it was before the first step. Each step solves, writes the pose, lets
-Blender evaluate it and measures every constraint on that evaluation (:mod:`.measure`);
-correction passes (:mod:`.correction`) run while Blender's pose and the model disagree.
+:meth:`..session.rig_session.RigSession.solve_frame` drives a :class:`FrameSolve` to the end in one
+call (scripts, live posing, background Blender); the modal Solve operator calls
+:meth:`FrameSolve.step` once per timer event, so ESC is seen between steps, and
+:meth:`FrameSolve.cancel` puts the pose back exactly as it was before the first step. Each step
+solves, writes the pose, lets Blender evaluate it and measures every constraint on that evaluation
+(:mod:`..measure.residuals`); correction passes (:mod:`.correction`) run while Blender's pose and
+the model disagree.
 
 ``bpy`` is reached only through the objects passed in.
 """
@@ -24,7 +25,7 @@ from ..blender.model_space import model_space
 from ..measure.conditioning_readout import ConditioningReadout
 from ..measure.diagnose import explain
 from ..measure.frame_report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
-from ..measure.playback import builtin_ik
+from ..measure.playback_overrides import builtin_ik
 from ..measure.residuals import MeasuredResidual, measure
 from ..rig.build import BoneChannels
 from ..rig.size import distance_tolerance
@@ -56,7 +57,7 @@ class _Pass:
     def score(self, tolerance: float, angle_tolerance: float, counted: Sequence[bool]) -> float:
         """Sum of the measured errors beyond tolerance, in tolerances, over the ``counted``
         constraints (weight > 0): 0 when every one of them is reached (a distance within the
-        float32 resolution of its coordinates counts as reached, see :mod:`.measure`)."""
+        float32 resolution of its coordinates counts as reached, see :mod:`..measure.residuals`)."""
         total = 0.0
         for m, count in zip(self.measured, counted, strict=True):
             if not count:
@@ -76,14 +77,14 @@ class FrameSolve:
     and its measurement (the first solve, or one correction pass); the last step also keys the
     solved channels (when ``insert_keys``) and makes the :attr:`report`. Keys are written only
     by that last step, so a Solve cancelled between steps has written none. While unfinished,
-    the armature is held (:mod:`.busy`): live posing leaves it alone.
+    the armature is held (:mod:`..blender.busy_armatures`): live posing leaves it alone.
 
     Args:
         session: the armature's session (its rig, solver and settings).
         insert_keys: key the solved channels (only those) at ``frame``.
         frame: the frame keys go on (the scene's current frame when None).
-        restorable: record the pose for :meth:`cancel` (:meth:`.session.RigSession.solve_frame`,
-            which never cancels, does not).
+        restorable: record the pose for :meth:`cancel`
+            (:meth:`..session.rig_session.RigSession.solve_frame`, which never cancels, does not).
         follow_hidden: follow targets Blender does not evaluate for the time of the solve
             (:class:`.unevaluated.FollowedTargets`); False refuses them (live posing, whose
             handlers must not change the depsgraph's relations).

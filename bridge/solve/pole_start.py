@@ -2,12 +2,12 @@
 
 Blender's standard IK does not iterate from the chain's pose: it first turns the whole chain
 rigidly about the root head so that the root-tip line points at the IK target and the root's
-up vector lies in the pole's half-plane (:mod:`.pole`), and iterates from there. Reach's pole
-goals (a plane and a side, made by :mod:`.convert`) have a mirrored near-solution that a solve
-from the rest pose falls into when the pole asks for more than a quarter turn; starting from
-Blender's own start pose it lands on Blender's branch. :func:`start_at_poles` sets that start
-for every converted pole chain of a rig before each solve (and each baked frame): the chain's
-channels at rest, the root turned by Blender's rotation.
+up vector lies in the pole's half-plane (:mod:`..blender_ik.pole`), and iterates from there.
+Reach's pole goals (a plane and a side, made by :mod:`..edit.convert`) have a mirrored
+near-solution that a solve from the rest pose falls into when the pole asks for more than a quarter
+turn; starting from Blender's own start pose it lands on Blender's branch. :func:`start_at_poles`
+sets that start for every converted pole chain of a rig before each solve (and each baked frame):
+the chain's channels at rest, the root turned by Blender's rotation.
 """
 
 from __future__ import annotations

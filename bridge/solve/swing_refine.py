@@ -1,10 +1,10 @@
 """Solves that refine the swing polygon where they stop on it (pure numpy, no ``bpy``).
 
 A bone's IK limits are Blender's ellipse, which the figure holds as an inscribed polygon
-(:mod:`.ik_limits`, within :data:`.ik_limits.POLYGON_TOLERANCE` of the ellipse). Where a
-solve stops on a polygon row, the pose misses what Blender's IK reaches on the ellipse by
-that gap. :func:`solve_refined` then replaces the polygon of each bone held by one of its
-rows by one refined around the bone's swing (:data:`.ik_limits.FOCUS_TIERS`; near it the
+(:mod:`..blender_ik.ik_limits`, within :data:`..blender_ik.ik_limits.POLYGON_TOLERANCE` of the
+ellipse). Where a solve stops on a polygon row, the pose misses what Blender's IK reaches on the
+ellipse by that gap. :func:`solve_refined` then replaces the polygon of each bone held by one of its
+rows by one refined around the bone's swing (:data:`..blender_ik.ik_limits.FOCUS_TIERS`; near it the
 ellipse is at most 2e-7 rad outside the vertices' polygon, plus the inward margin that keeps
 it inside in Blender's single precision: below 1e-5 rad measured) and solves again from the
 pose it stopped at, at most

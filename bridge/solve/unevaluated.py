@@ -16,7 +16,7 @@ give the target an evaluated copy whose animation never plays, so:
   at the end (finished, failed or cancelled);
 * live posing refuses them (:func:`refuse_unevaluated_targets`): it runs inside Blender's
   update handlers, where changing the depsgraph's relations is not attempted (a pose written
-  in an update that rebuilt the depsgraph crashes Blender, see :func:`.live.on_update`);
+  in an update that rebuilt the depsgraph crashes Blender, see :func:`..live.posing.on_update`);
 * an armature that is itself not evaluated is refused by every job before anything is
   written (:func:`check_armature`): Blender never evaluates the pose written into it, so
   nothing could be measured (it is not the solver's model that is wrong). Its pose is not

@@ -9,7 +9,7 @@ records all of them; :meth:`SceneState.restore` puts every one back exactly (F-c
 by keyframe, all keyframe properties), and :meth:`SceneState.finish` does what a successful
 bake needs (the frame, the constraints and every pose channel the bake did not key).
 
-``bpy`` is used only through the objects passed in (and :mod:`.compat`).
+``bpy`` is used only through the objects passed in (and :mod:`..blender.compat`).
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ class SceneState:
         obj: the armature object.
         frame: current frame (int) and subframe (float, 0 <= subframe < 1) at capture.
         pose: every pose channel of every bone.
-        layout: the action's layout (:func:`.compat.action_layout`).
+        layout: the action's layout (:func:`..blender.compat.action_layout`).
         groups: names of the F-curve groups of the object's action at capture.
         curves: the keys of every channel the bake may write.
         muted: constraints the bake muted (unmuted again by :meth:`restore` / :meth:`finish`).

@@ -1,4 +1,4 @@
-"""Part of the bridge (:mod:`.rig`): a constraint whose chain cannot move is refused.
+"""Part of the bridge (:mod:`.build`): a constraint whose chain cannot move is refused.
 
 A chain has no freedom when every joint of every solved bone on it is fixed: all three IK
 axes locked (*Lock IK*), every Euler channel locked (*Lock Rotation*, held at its value), or
