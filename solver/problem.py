@@ -21,7 +21,7 @@ import numpy as np
 from .constraint import Constraint
 from .errors import InvalidInputError, UnknownNameError
 from .figure import Figure, coordinate_system
-from .goals.base import Blocks, Goal, Report
+from .goals.base import EFFECTOR_PARTS, GOAL_PARTS, Blocks, Goal, Part, Report
 from .kinematics import Frames, Kinematics, index_or_slice, is_identity
 from .linear import LinearSystem, UnitRows
 
@@ -32,7 +32,7 @@ class _Member:
 
     goal: Goal
     carried: dict[str, int]  # goal part name -> its row in the problem's vector table
-    slots: dict[str, int]  # block key ("point", "goal.point", ...) -> column in the stack
+    slots: dict[Part, int]  # what a block is by (Part.POINT, Part.GOAL_POINT...) -> column
     #: Whether the goal's class has a :meth:`Goal.check_geometry` of its own (the base one
     #: accepts everything, so :meth:`Problem.check_goals` skips the goal).
     checked: bool = field(init=False)
@@ -326,9 +326,9 @@ class Problem:
             members.append(_Member(goal, carried, {}))
         rows = slice(start, len(self._segments))
         for member in members:
-            member.slots = {p: 3 * k for k, p in enumerate(names)}
+            member.slots = {EFFECTOR_PARTS[p]: 3 * k for k, p in enumerate(names)}
             member.slots.update(
-                (f"goal.{name}", 3 * (row - start)) for name, row in member.carried.items()
+                (GOAL_PARTS[name], 3 * (row - start)) for name, row in member.carried.items()
             )
         return _Term(c, members, names, effector, rows)
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..errors import InvalidInputError
-from .base import Blocks, Goal, Report, Vec, Vector, angle_between, commensurate_factor
+from .base import Blocks, Goal, Part, Report, Vec, Vector, angle_between, commensurate_factor
 from .base import length as vector_length
 
 _MIN_DISTANCE = 1e-9
@@ -44,7 +44,7 @@ class AimGoal(Goal):
         c = self.c
         du = (c / length) * (_I - u[:, None] * u)  # d(c u)/dp
         res = c * (u - e["x"])
-        return res, [("point", -du), ("x", -c * _I), ("goal.point", du)]
+        return res, [(Part.POINT, -du), (Part.X, -c * _I), (Part.GOAL_POINT, du)]
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
         d = g["point"] - e["point"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import Enum
 
 import numpy as np
 
@@ -19,9 +20,37 @@ from .._checks import finite_vector, positive_number, unit_vector
 from ..errors import FrozenError, InvalidInputError
 
 Vec = np.ndarray  # (3,)
-#: Derivative blocks of a residual: (part name, (m, 3) matrix). Effector parts are
-#: "point", "x", "y"; goal parts are prefixed "goal." (e.g. "goal.point").
-Blocks = list[tuple[str, np.ndarray]]
+
+
+class Part(Enum):
+    """What a derivative block of a residual is taken with respect to: a part of the
+    end-effector, in world (``POINT``, ``X``, ``Y``), or a part of the goal's own geometry,
+    which a carrier segment moves (``GOAL_*``). The value is the attribute that holds it
+    (on the :class:`~solver.EndEffector`, or on the goal) and the key of that vector in the
+    dictionaries ``residual`` and ``report`` take."""
+
+    POINT = "point"
+    X = "x"
+    Y = "y"
+    GOAL_POINT = "goal point"
+    GOAL_NORMAL = "goal normal"
+    GOAL_DIRECTION = "goal direction"
+    GOAL_X = "goal x"
+    GOAL_Y = "goal y"
+
+    @property
+    def attribute(self) -> str:
+        """The attribute (and dictionary key) that holds the vector: ``"point"``, ``"x"``..."""
+        return self.value.removeprefix("goal ")
+
+
+#: The effector's parts by attribute name.
+EFFECTOR_PARTS = {p.attribute: p for p in (Part.POINT, Part.X, Part.Y)}
+#: A goal's own parts by attribute name.
+GOAL_PARTS = {p.attribute: p for p in Part if p.value.startswith("goal ")}
+
+#: Derivative blocks of a residual: (what the derivative is by, (m, 3) matrix).
+Blocks = list[tuple[Part, np.ndarray]]
 
 
 def commensurate_factor(degrees: float | None, what: str) -> float | None:

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .base import Blocks, Goal, Report, Vec, Vector, projector
+from .base import Blocks, Goal, Part, Report, Vec, Vector, projector
 
 
 class LineGoal(Goal):
@@ -29,7 +29,7 @@ class LineGoal(Goal):
         d = e["point"] - g["point"]
         p = projector(nu)
         d_nu = -float(nu @ d) * np.eye(3) - np.outer(nu, d)
-        return p @ d, [("point", p), ("goal.point", -p), ("goal.direction", d_nu)]
+        return p @ d, [(Part.POINT, p), (Part.GOAL_POINT, -p), (Part.GOAL_DIRECTION, d_nu)]
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
         return Report(

@@ -8,6 +8,8 @@ from .._checks import per_item
 from ..errors import InvalidInputError
 from ..rotations import pose_parts
 from .base import (
+    EFFECTOR_PARTS,
+    GOAL_PARTS,
     Blocks,
     Goal,
     Report,
@@ -51,8 +53,8 @@ def orientation_blocks(scales: dict[str, float]) -> Blocks:
     for k, (part, c) in enumerate(scales.items()):
         block = np.zeros((m, 3))
         block[3 * k : 3 * k + 3] = c * _I
-        blocks.append((part, block))
-        blocks.append((f"goal.{part}", -block))
+        blocks.append((EFFECTOR_PARTS[part], block))
+        blocks.append((GOAL_PARTS[part], -block))
     return blocks
 
 

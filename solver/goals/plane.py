@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .base import Blocks, Goal, Report, Vec, Vector
+from .base import Blocks, Goal, Part, Report, Vec, Vector
 
 
 class PlaneGoal(Goal):
@@ -28,9 +28,9 @@ class PlaneGoal(Goal):
         d = e["point"] - g["point"]
         nu = g["normal"]
         return np.array([nu @ d]), [
-            ("point", nu[None, :]),
-            ("goal.point", -nu[None, :]),
-            ("goal.normal", d[None, :]),
+            (Part.POINT, nu[None, :]),
+            (Part.GOAL_POINT, -nu[None, :]),
+            (Part.GOAL_NORMAL, d[None, :]),
         ]
 
     def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:

@@ -2,14 +2,14 @@
 
 import numpy as np
 
-from .base import MISS_MARGIN, Blocks, Goal, Report, Vec, Vector, length
+from .base import MISS_MARGIN, Blocks, Goal, Part, Report, Vec, Vector, length
 
 _I = np.eye(3)
 _I.setflags(write=False)
 _MINUS_I = -_I
 _MINUS_I.setflags(write=False)
 #: Derivative blocks of ``r - p``: constant, so one shared (read-only) list.
-POSITION_BLOCKS: Blocks = [("point", _I), ("goal.point", _MINUS_I)]
+POSITION_BLOCKS: Blocks = [(Part.POINT, _I), (Part.GOAL_POINT, _MINUS_I)]
 
 
 class PositionGoal(Goal):

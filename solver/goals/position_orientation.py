@@ -10,6 +10,7 @@ from ..errors import InvalidInputError
 from ..rotations import pose_parts
 from .base import (
     Blocks,
+    Part,
     Report,
     Vec,
     Vector,
@@ -133,7 +134,7 @@ class PositionOrientationGoal(DirectionWeights):
             self._cached = (
                 ("point", *scales),
                 np.repeat([sp, *scales.values()], 3),
-                [("point", position), ("goal.point", -position), *shifted],
+                [(Part.POINT, position), (Part.GOAL_POINT, -position), *shifted],
             )
             self._cache_key = key
         return self._cached
