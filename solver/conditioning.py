@@ -204,7 +204,7 @@ def _skew(v: np.ndarray) -> np.ndarray:
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
-def task_map(blocks: Blocks, effector: dict[str, np.ndarray], rows: int) -> np.ndarray:
+def task_map(blocks: Blocks, effector: dict[Part, np.ndarray], rows: int) -> np.ndarray:
     """(rows, 6) derivative of a residual by the effector's motion ``(v, w)``.
 
     The effector point moves by ``v``, its unit axes by ``w x axis``; goal parts (a carried
@@ -215,7 +215,7 @@ def task_map(blocks: Blocks, effector: dict[str, np.ndarray], rows: int) -> np.n
         if key is Part.POINT:
             out[:, :3] += block
         elif key is Part.X or key is Part.Y:
-            out[:, 3:] -= block @ _skew(effector[key.attribute])
+            out[:, 3:] -= block @ _skew(effector[key])
     return out
 
 

@@ -1,11 +1,11 @@
-"""Goals and the problem talk through typed parts (:class:`solver.goals.base.Part`), never
-string keys: every derivative block of every goal kind, carried or not, names its part."""
+"""Goals and the problem talk through typed parts (:class:`solver.goals.Part`), never string
+keys: every vector and derivative block of every goal kind, carried or not, names its part."""
 
 import numpy as np
 import pytest
 
 from solver import Constraint
-from solver.goals.base import Part
+from solver.goals import Part
 from solver.problem import Problem
 from tests.solver_checks import FigureCase, random_effector, random_goal, spatial_arm
 
@@ -26,6 +26,7 @@ def test_every_block_is_keyed_by_a_part(kind: str, carrier: str | None) -> None:
     (term,) = problem.evaluate(problem.from_coordinates(coords)).terms
     parts = [part for part, _ in term.blocks]
     assert parts and all(isinstance(part, Part) for part in parts)
+    assert all(isinstance(p, Part) for p in [*term.effector, *term.geometry, *goal.needs])
     goal_parts = {part for part in parts if part.value.startswith("goal ")}
     assert goal_parts  # every goal kind's residual depends on its own target
-    assert {part.attribute for part in goal_parts} <= set(term.goal.geometry_parts)
+    assert goal_parts <= set(term.goal.geometry_parts)
