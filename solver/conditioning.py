@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import UnknownNameError
-from .goals.base import Blocks
+from .goals.base import Blocks, Part
 from .problem import TermValue
 
 #: A singular value at or below this share of the largest counts as zero (rank decision).
@@ -204,7 +204,7 @@ def _skew(v: np.ndarray) -> np.ndarray:
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
-def task_map(blocks: Blocks, effector: dict[str, np.ndarray], rows: int) -> np.ndarray:
+def task_map(blocks: Blocks, effector: dict[Part, np.ndarray], rows: int) -> np.ndarray:
     """(rows, 6) derivative of a residual by the effector's motion ``(v, w)``.
 
     The effector point moves by ``v``, its unit axes by ``w x axis``; goal parts (a carried
@@ -212,9 +212,9 @@ def task_map(blocks: Blocks, effector: dict[str, np.ndarray], rows: int) -> np.n
     """
     out = np.zeros((rows, 6))
     for key, block in blocks:
-        if key == "point":
+        if key is Part.POINT:
             out[:, :3] += block
-        elif key in ("x", "y"):
+        elif key is Part.X or key is Part.Y:
             out[:, 3:] -= block @ _skew(effector[key])
     return out
 
@@ -313,7 +313,7 @@ def _summary(
 def _effector_direction(term: TermValue, u: np.ndarray) -> np.ndarray | None:
     """World unit direction (3,) of the effector point's motion that best makes the residual
     change ``u`` (m,), or None when ``u`` lies mostly outside what moving the point does."""
-    point = sum((b for key, b in term.blocks if key == "point"), np.zeros((len(u), 3)))
+    point = sum((b for key, b in term.blocks if key is Part.POINT), np.zeros((len(u), 3)))
     move, *_ = np.linalg.lstsq(point, u, rcond=None)
     reached = point @ move
     if float(reached @ reached) < NAMED_SHARE * float(u @ u) or not np.any(move):

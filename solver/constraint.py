@@ -23,7 +23,7 @@ from ._checks import (
     unit_vector,
 )
 from .errors import FrozenError, InvalidInputError
-from .goals.base import Goal
+from .goals.base import Goal, Part
 from .goals.orientation import check_independent
 
 
@@ -82,9 +82,9 @@ class EndEffector:
             "build a new EndEffector and Constraint"
         )
 
-    def parts(self) -> dict[str, np.ndarray | None]:
-        """Local vectors by part name: "point", "x", "y" (None if absent)."""
-        return {"point": self.point, "x": self.x, "y": self.y}
+    def parts(self) -> dict[Part, np.ndarray | None]:
+        """Local vectors by part: ``Part.POINT``, ``Part.X``, ``Part.Y`` (None if absent)."""
+        return {Part.POINT: self.point, Part.X: self.x, Part.Y: self.y}
 
     def __repr__(self) -> str:
         return f"EndEffector({self.segment!r}, point={self.point.tolist()})"
@@ -140,10 +140,10 @@ class Constraint:
             )
         for member in goal.members():
             for part in member.needs:
-                if part != "point" and effector.parts()[part] is None:
+                if part is not Part.POINT and effector.parts()[part] is None:
                     raise InvalidInputError(
-                        f"constraint {name!r}: {type(member).__name__} needs the "
-                        f"end-effector direction {part!r}; give EndEffector({part}=...)"
+                        f"constraint {name!r}: {type(member).__name__} needs the end-effector "
+                        f"direction {part.attribute!r}; give EndEffector({part.attribute}=...)"
                     )
         init(self, "effector", effector)
         init(self, "goal", goal)

@@ -21,7 +21,7 @@ import numpy as np
 from .constraint import Constraint
 from .errors import InvalidInputError, UnknownNameError
 from .figure import Figure, coordinate_system
-from .goals.base import Blocks, Goal, Report
+from .goals.base import Blocks, Goal, Part, Report
 from .kinematics import Frames, Kinematics, index_or_slice, is_identity
 from .linear import LinearSystem, UnitRows
 
@@ -31,8 +31,8 @@ class _Member:
     """One member goal of a term and where its parts sit in the term's stacked blocks."""
 
     goal: Goal
-    carried: dict[str, int]  # goal part name -> its row in the problem's vector table
-    slots: dict[str, int]  # block key ("point", "goal.point", ...) -> column in the stack
+    carried: dict[Part, int]  # goal part -> its row in the problem's vector table
+    slots: dict[Part, int]  # what a block is by (Part.POINT, Part.GOAL_POINT...) -> column
     #: Whether the goal's class has a :meth:`Goal.check_geometry` of its own (the base one
     #: accepts everything, so :meth:`Problem.check_goals` skips the goal).
     checked: bool = field(init=False)
@@ -52,8 +52,8 @@ class _Term:
 
     constraint: Constraint
     members: list[_Member]
-    names: list[str]  # effector parts used, "point" first if present
-    effector: tuple[tuple[str, int], ...]  # (part name, row in the vector table)
+    names: list[Part]  # effector parts used, Part.POINT first if present
+    effector: tuple[tuple[Part, int], ...]  # (part, row in the vector table)
     rows: slice  # rows of all its vectors: effector parts, then carried goal parts
     last_blocks: object = None  # the last block list and its member,
     last_member: object = None
@@ -103,8 +103,8 @@ class TermValue:
     residual: np.ndarray  # (m,)
     jacobian: np.ndarray  # (m, n)
     goal: Goal
-    effector: dict[str, np.ndarray]
-    geometry: dict[str, np.ndarray]
+    effector: dict[Part, np.ndarray]
+    geometry: dict[Part, np.ndarray]
     blocks: Blocks = field(default_factory=list)  # the residual's derivative blocks
 
     def report(self) -> Report:
@@ -241,7 +241,7 @@ class Problem:
         self._segments: list[int] = []  # the vector table: each vector's segment,
         self._locals: list[np.ndarray] = []  # its local value (goal parts: re-read),
         self._points: list[bool] = []  # and whether it is a point
-        self._carried_parts: list[tuple[int, Goal, str]] = []  # (row, goal, part name)
+        self._carried_parts: list[tuple[int, Goal, Part]] = []  # (row, goal, part)
         self.terms = [self._term(c) for c in self.constraints]
         self._local = np.array(self._locals, dtype=float).reshape(-1, 3)  # (V, 3)
         self._vector_segments = np.array(self._segments, dtype=int)
@@ -311,25 +311,25 @@ class Problem:
         seg = self.figure.segment_index(c.effector.segment)
         local = c.effector.parts()
         needs = {p for m in c.goal.members() for p in m.needs}
-        names = [p for p in ("point", "x", "y") if p in needs]
+        names = [p for p in (Part.POINT, Part.X, Part.Y) if p in needs]
         start = len(self._segments)
-        effector = tuple((name, self._vector(seg, local[name], name == "point")) for name in names)
+        effector = tuple(
+            (part, self._vector(seg, local[part], part is Part.POINT)) for part in names
+        )
         members = []
         for goal in c.goal.members():
-            carried = {}
+            carried: dict[Part, int] = {}
             if goal.carrier is not None:
                 carrier = self.figure.segment_index(goal.carrier)
-                for name, vector in goal.geometry().items():
-                    row = self._vector(carrier, vector, name in goal.point_parts)
-                    carried[name] = row
-                    self._carried_parts.append((row, goal, name))
+                for part, vector in goal.geometry().items():
+                    row = self._vector(carrier, vector, part in goal.point_parts)
+                    carried[part] = row
+                    self._carried_parts.append((row, goal, part))
             members.append(_Member(goal, carried, {}))
         rows = slice(start, len(self._segments))
         for member in members:
             member.slots = {p: 3 * k for k, p in enumerate(names)}
-            member.slots.update(
-                (f"goal.{name}", 3 * (row - start)) for name, row in member.carried.items()
-            )
+            member.slots.update((part, 3 * (row - start)) for part, row in member.carried.items())
         return _Term(c, members, names, effector, rows)
 
     def _variable_system(self) -> LinearSystem:
@@ -436,8 +436,8 @@ class Problem:
         local = self._local
         if self._carried_parts:
             local = local.copy()
-            for row, goal, name in self._carried_parts:
-                local[row] = getattr(goal, name)
+            for row, goal, part in self._carried_parts:
+                local[row] = getattr(goal, part.attribute)
         segments = self._vector_segments
         world = np.einsum("vab,vb->va", frames.rotations[segments], local)
         world[self._point_rows] += frames.origins[self._point_segments]
@@ -446,12 +446,12 @@ class Problem:
     @staticmethod
     def _parts(
         term: _Term, member: _Member, vectors: np.ndarray
-    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-        """A member's effector parts and goal parts (carried ones in world), keyed by name."""
-        effector = {name: vectors[row] for name, row in term.effector}
+    ) -> tuple[dict[Part, np.ndarray], dict[Part, np.ndarray]]:
+        """A member's effector parts and goal parts (carried ones in world), keyed by part."""
+        effector = {part: vectors[row] for part, row in term.effector}
         geometry = member.goal.geometry()
-        for name, row in member.carried.items():
-            geometry[name] = vectors[row]
+        for part, row in member.carried.items():
+            geometry[part] = vectors[row]
         return effector, geometry
 
     def _term_value(self, term: _Term, vectors: np.ndarray, columns: np.ndarray) -> TermValue:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from solver import OrientationGoal, PositionGoal, PositionOrientationGoal
+from solver.goals import Part
 from tests.solver_checks import orthonormal_pair, random_unit
 
 
@@ -45,12 +46,13 @@ def test_clearly_missed_agrees_with_the_report(make) -> None:
         goal = make(rng)
         g = goal.geometry()
         tolerance, angle_tolerance = 10 ** rng.uniform(-6, 0), 10 ** rng.uniform(-3, 2)
-        e = {"point": g.get("point", np.zeros(3)) + 10 ** rng.uniform(-7, 1) * random_unit(rng)}
-        for part in ("x", "y"):
-            if part in g:
-                e[part] = _turned(rng, g[part], 10 ** rng.uniform(-4, 2.2))
-        e.setdefault("x", random_unit(rng))
-        e.setdefault("y", random_unit(rng))
+        at = g.get(Part.GOAL_POINT, np.zeros(3))
+        e = {Part.POINT: at + 10 ** rng.uniform(-7, 1) * random_unit(rng)}
+        for part in (Part.X, Part.Y):
+            if part.on_goal in g:
+                e[part] = _turned(rng, g[part.on_goal], 10 ** rng.uniform(-4, 2.2))
+        e.setdefault(Part.X, random_unit(rng))
+        e.setdefault(Part.Y, random_unit(rng))
         res, _ = goal.residual(e, g)
         report = goal.report(e, g)
         missed = goal.clearly_missed(res, tolerance, angle_tolerance)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...solver.goals import Part
 from ..rig.goals import ConstraintSpec
 from ..rig.size import float32_resolution
 
@@ -49,9 +50,9 @@ class Effector:
     x: np.ndarray | None
     y: np.ndarray | None
 
-    def parts(self) -> dict[str, np.ndarray]:
-        """The parts a goal report takes (``"point"``, ``"x"``, ``"y"``), absent ones left out."""
-        values = {"point": self.point, "x": self.x, "y": self.y}
+    def parts(self) -> dict[Part, np.ndarray]:
+        """The parts a goal report takes (``Part.POINT``, ``X``, ``Y``), absent ones left out."""
+        values = {Part.POINT: self.point, Part.X: self.x, Part.Y: self.y}
         return {k: v for k, v in values.items() if v is not None}
 
 
@@ -160,9 +161,10 @@ def measure(
             world = binding.world_values(depsgraph)
             # A goal's geometry parts are the ones its target gives (a suppressed axis is
             # neither), so no part is None here.
-            g = {part: v for part in goal.geometry_parts if (v := world[part]) is not None}
+            g = {p: v for p in goal.geometry_parts if (v := world[p.attribute]) is not None}
             report = goal.report(e, g)
-            points = [effector.point, placement[:3, 3]] + ([g["point"]] if "point" in g else [])
+            target = g.get(Part.GOAL_POINT)
+            points = [effector.point, placement[:3, 3]] + ([] if target is None else [target])
             resolution = float32_resolution(*points)  # positions only: directions are unit
             ok = (report.distance is None or report.distance <= max(tolerance, resolution)) and (
                 report.angle is None or report.angle <= angle_tolerance

@@ -1,7 +1,7 @@
 """Goals of §5.2: each a potential with an analytic residual Jacobian."""
 
 from .aim import AimGoal
-from .base import Goal, Report
+from .base import Goal, Part, Report
 from .disjunction import Disjunction
 from .line import LineGoal
 from .orientation import OrientationGoal
@@ -16,6 +16,7 @@ __all__ = [
     "HalfSpaceGoal",
     "LineGoal",
     "OrientationGoal",
+    "Part",
     "PlaneGoal",
     "PositionGoal",
     "PositionOrientationGoal",

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..errors import InvalidInputError
-from .base import Blocks, Goal, Report, Vec, Vector, angle_between, commensurate_factor
+from .base import Blocks, Goal, Part, Report, Vec, Vector, angle_between, commensurate_factor
 from .base import length as vector_length
 
 _MIN_DISTANCE = 1e-9
@@ -21,8 +21,8 @@ class AimGoal(Goal):
         carrier: optional segment whose local frame ``point`` is in.
     """
 
-    needs = ("point", "x")
-    geometry_parts = ("point",)
+    needs = (Part.POINT, Part.X)
+    geometry_parts = (Part.GOAL_POINT,)
     point = Vector()
 
     def __init__(
@@ -37,22 +37,22 @@ class AimGoal(Goal):
         """``c_d`` of eq. (8) (scene units per radian)."""
         return self.per_radian(self.factor)
 
-    def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
-        d = g["point"] - e["point"]
+    def residual(self, e: dict[Part, Vec], g: dict[Part, Vec]) -> tuple[np.ndarray, Blocks]:
+        d = g[Part.GOAL_POINT] - e[Part.POINT]
         length = max(vector_length(d), _MIN_DISTANCE)
         u = d / length
         c = self.c
         du = (c / length) * (_I - u[:, None] * u)  # d(c u)/dp
-        res = c * (u - e["x"])
-        return res, [("point", -du), ("x", -c * _I), ("goal.point", du)]
+        res = c * (u - e[Part.X])
+        return res, [(Part.POINT, -du), (Part.X, -c * _I), (Part.GOAL_POINT, du)]
 
-    def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
-        d = g["point"] - e["point"]
+    def report(self, e: dict[Part, Vec], g: dict[Part, Vec]) -> Report:
+        d = g[Part.GOAL_POINT] - e[Part.POINT]
         length = vector_length(d)
-        return Report(None, angle_between(d / max(length, _MIN_DISTANCE), e["x"]))
+        return Report(None, angle_between(d / max(length, _MIN_DISTANCE), e[Part.X]))
 
-    def check_geometry(self, e: dict[str, Vec], g: dict[str, Vec], label: str) -> None:
-        if np.linalg.norm(g["point"] - e["point"]) < _MIN_DISTANCE:
+    def check_geometry(self, e: dict[Part, Vec], g: dict[Part, Vec], label: str) -> None:
+        if np.linalg.norm(g[Part.GOAL_POINT] - e[Part.POINT]) < _MIN_DISTANCE:
             raise InvalidInputError(
                 f"{label}: the aim target is at the effector point, so no direction is defined"
             )

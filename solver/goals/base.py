@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import Enum
 
 import numpy as np
 
@@ -19,9 +20,39 @@ from .._checks import finite_vector, positive_number, unit_vector
 from ..errors import FrozenError, InvalidInputError
 
 Vec = np.ndarray  # (3,)
-#: Derivative blocks of a residual: (part name, (m, 3) matrix). Effector parts are
-#: "point", "x", "y"; goal parts are prefixed "goal." (e.g. "goal.point").
-Blocks = list[tuple[str, np.ndarray]]
+
+
+class Part(Enum):
+    """What a derivative block of a residual is taken with respect to: a part of the
+    end-effector, in world (``POINT``, ``X``, ``Y``), or a part of the goal's own geometry,
+    which a carrier segment moves (``GOAL_*``): the keys of the vectors a goal's
+    :meth:`~Goal.residual` and :meth:`~Goal.report` take, and of its derivative blocks."""
+
+    POINT = "point"
+    X = "x"
+    Y = "y"
+    GOAL_POINT = "goal point"
+    GOAL_NORMAL = "goal normal"
+    GOAL_DIRECTION = "goal direction"
+    GOAL_X = "goal x"
+    GOAL_Y = "goal y"
+
+    @property
+    def attribute(self) -> str:
+        """The attribute that holds the vector: ``"point"``, ``"x"``, ``"normal"``..."""
+        return self.value.removeprefix("goal ")
+
+    @property
+    def on_goal(self) -> Part:
+        """The goal's part an effector part is compared with (``POINT`` -> ``GOAL_POINT``)."""
+        return GOAL_PARTS[self.attribute]
+
+
+#: A goal's own parts by attribute name.
+GOAL_PARTS = {p.attribute: p for p in Part if p.value.startswith("goal ")}
+
+#: Derivative blocks of a residual: (what the derivative is by, (m, 3) matrix).
+Blocks = list[tuple[Part, np.ndarray]]
 
 
 def commensurate_factor(degrees: float | None, what: str) -> float | None:
@@ -85,15 +116,15 @@ class Report:
 class Goal:
     """A goal of §5: potential, residual Jacobian, and a report in user units.
 
-    Subclasses set ``needs`` (effector parts used: "point", "x", "y") and
-    ``geometry_parts`` (their own points/directions, which a ``carrier``
+    Subclasses set ``needs`` (effector parts used: ``Part.POINT``, ``X``, ``Y``) and
+    ``geometry_parts`` (their own points/directions, ``Part.GOAL_*``, which a ``carrier``
     segment can move), and implement :meth:`residual` and :meth:`report`.
     """
 
-    needs: tuple[str, ...] = ()
-    geometry_parts: tuple[str, ...] = ()
+    needs: tuple[Part, ...] = ()
+    geometry_parts: tuple[Part, ...] = ()
     #: Which of geometry_parts are points (moved by translation); others are directions.
-    point_parts: tuple[str, ...] = ("point",)
+    point_parts: tuple[Part, ...] = (Part.GOAL_POINT,)
 
     #: Characteristic length ``L`` of the figure (scene units), bound by the solver
     #: before each solve; a goal built with ``degrees=None`` weighs one radian of
@@ -124,23 +155,23 @@ class Goal:
     def _set_carrier(self, carrier: str | None) -> None:
         self.carrier = carrier
 
-    def geometry(self) -> dict[str, Vec]:
+    def geometry(self) -> dict[Part, Vec]:
         """The goal's points/directions: world, or carrier-local if carried."""
-        return {part: getattr(self, part) for part in self.geometry_parts}
+        return {part: getattr(self, part.attribute) for part in self.geometry_parts}
 
     def members(self) -> tuple[Goal, ...]:
         """Goals whose potential this one combines (itself for a simple goal)."""
         return (self,)
 
-    def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
+    def residual(self, e: dict[Part, Vec], g: dict[Part, Vec]) -> tuple[np.ndarray, Blocks]:
         """Residual (m,) and derivative blocks at effector parts ``e`` and goal parts ``g``."""
         raise NotImplementedError
 
-    def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
+    def report(self, e: dict[Part, Vec], g: dict[Part, Vec]) -> Report:
         """Distance (scene units) and/or angle (degrees) to the goal."""
         raise NotImplementedError
 
-    def potential(self, e: dict[str, Vec], g: dict[str, Vec]) -> float:
+    def potential(self, e: dict[Part, Vec], g: dict[Part, Vec]) -> float:
         """``P(e)`` of §5.2 (non-negative)."""
         res, _ = self.residual(e, g)
         return float(res @ res)
@@ -159,7 +190,7 @@ class Goal:
         """
         return False
 
-    def check_geometry(self, e: dict[str, Vec], g: dict[str, Vec], label: str) -> None:
+    def check_geometry(self, e: dict[Part, Vec], g: dict[Part, Vec], label: str) -> None:
         """Raise :class:`InvalidInputError` if the goal is undefined at ``e``, ``g``."""
 
 

@@ -3,7 +3,7 @@
 from collections.abc import Iterable, Sequence
 
 from ..errors import FrozenError, InvalidInputError
-from .base import Goal
+from .base import Goal, Part
 
 
 class Disjunction(Goal):
@@ -40,6 +40,6 @@ class Disjunction(Goal):
         return self.goals
 
     @property
-    def needs(self) -> tuple[str, ...]:  # type: ignore[override]
+    def needs(self) -> tuple[Part, ...]:  # type: ignore[override]
         parts = {p for goal in self.goals for p in goal.needs}
-        return tuple(p for p in ("point", "x", "y") if p in parts)
+        return tuple(p for p in (Part.POINT, Part.X, Part.Y) if p in parts)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .base import Blocks, Goal, Report, Vec, Vector, projector
+from .base import Blocks, Goal, Part, Report, Vec, Vector, projector
 
 
 class LineGoal(Goal):
@@ -14,8 +14,8 @@ class LineGoal(Goal):
         carrier: optional segment whose local frame the line is in.
     """
 
-    needs = ("point",)
-    geometry_parts = ("point", "direction")
+    needs = (Part.POINT,)
+    geometry_parts = (Part.GOAL_POINT, Part.GOAL_DIRECTION)
     point = Vector()
     direction = Vector(unit=True)
 
@@ -24,14 +24,19 @@ class LineGoal(Goal):
         self.direction = direction
         self._set_carrier(carrier)
 
-    def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
-        nu = g["direction"]
-        d = e["point"] - g["point"]
+    def residual(self, e: dict[Part, Vec], g: dict[Part, Vec]) -> tuple[np.ndarray, Blocks]:
+        nu = g[Part.GOAL_DIRECTION]
+        d = e[Part.POINT] - g[Part.GOAL_POINT]
         p = projector(nu)
         d_nu = -float(nu @ d) * np.eye(3) - np.outer(nu, d)
-        return p @ d, [("point", p), ("goal.point", -p), ("goal.direction", d_nu)]
+        return p @ d, [(Part.POINT, p), (Part.GOAL_POINT, -p), (Part.GOAL_DIRECTION, d_nu)]
 
-    def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
+    def report(self, e: dict[Part, Vec], g: dict[Part, Vec]) -> Report:
         return Report(
-            float(np.linalg.norm(projector(g["direction"]) @ (e["point"] - g["point"]))), None
+            float(
+                np.linalg.norm(
+                    projector(g[Part.GOAL_DIRECTION]) @ (e[Part.POINT] - g[Part.GOAL_POINT])
+                )
+            ),
+            None,
         )

@@ -10,6 +10,7 @@ from ..rotations import pose_parts
 from .base import (
     Blocks,
     Goal,
+    Part,
     Report,
     Vec,
     Vector,
@@ -44,7 +45,7 @@ def check_independent(x: np.ndarray | None, y: np.ndarray | None, what: str) -> 
         raise InvalidInputError(f"{what}: x and y are parallel; give two independent directions")
 
 
-def orientation_blocks(scales: dict[str, float]) -> Blocks:
+def orientation_blocks(scales: dict[Part, float]) -> Blocks:
     """Derivative blocks of the stacked residual ``[c_x (x_e - x_g); c_y (y_e - y_g)]``."""
     blocks: Blocks = []
     m = 3 * len(scales)
@@ -52,7 +53,7 @@ def orientation_blocks(scales: dict[str, float]) -> Blocks:
         block = np.zeros((m, 3))
         block[3 * k : 3 * k + 3] = c * _I
         blocks.append((part, block))
-        blocks.append((f"goal.{part}", -block))
+        blocks.append((part.on_goal, -block))
     return blocks
 
 
@@ -126,19 +127,23 @@ class OrientationGoal(DirectionWeights):
                 setattr(self, part, rotation[:, k])
 
     @property
-    def needs(self) -> tuple[str, ...]:  # type: ignore[override]
-        return tuple(p for p in ("x", "y") if getattr(self, p) is not None)
+    def needs(self) -> tuple[Part, ...]:  # type: ignore[override]
+        return tuple(p for p in (Part.X, Part.Y) if getattr(self, p.attribute) is not None)
 
     @property
-    def geometry_parts(self) -> tuple[str, ...]:  # type: ignore[override]
-        return self.needs
+    def geometry_parts(self) -> tuple[Part, ...]:  # type: ignore[override]
+        return tuple(p.on_goal for p in self.needs)
 
-    def _scales(self) -> dict[str, float]:
-        return {p: c for p, c in (("x", self.cx), ("y", self.cy)) if getattr(self, p) is not None}
+    def _scales(self) -> dict[Part, float]:
+        return {
+            p: c
+            for p, c in ((Part.X, self.cx), (Part.Y, self.cy))
+            if getattr(self, p.attribute) is not None
+        }
 
-    def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
+    def residual(self, e: dict[Part, Vec], g: dict[Part, Vec]) -> tuple[np.ndarray, Blocks]:
         scales = self._scales()
-        res = np.concatenate([c * (e[p] - g[p]) for p, c in scales.items()])
+        res = np.concatenate([c * (e[p] - g[p.on_goal]) for p, c in scales.items()])
         key = tuple(scales.items())
         if self.__dict__.get("_blocks_key") != key:  # constant while the weights are
             self._blocks_key, self._blocks = key, orientation_blocks(scales)
@@ -148,5 +153,5 @@ class OrientationGoal(DirectionWeights):
         scales = list(self._scales().values())
         return parts_missed(res, scales, [chord_squared(angle_tolerance)] * len(scales))
 
-    def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
-        return Report(None, max(angle_between(e[p], g[p]) for p in self.needs))
+    def report(self, e: dict[Part, Vec], g: dict[Part, Vec]) -> Report:
+        return Report(None, max(angle_between(e[p], g[p.on_goal]) for p in self.needs))

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .base import Blocks, Goal, Report, Vec, Vector
+from .base import Blocks, Goal, Part, Report, Vec, Vector
 
 
 class PlaneGoal(Goal):
@@ -14,8 +14,8 @@ class PlaneGoal(Goal):
         carrier: optional segment whose local frame the plane is in.
     """
 
-    needs = ("point",)
-    geometry_parts = ("point", "normal")
+    needs = (Part.POINT,)
+    geometry_parts = (Part.GOAL_POINT, Part.GOAL_NORMAL)
     point = Vector()
     normal = Vector(unit=True)
 
@@ -24,17 +24,17 @@ class PlaneGoal(Goal):
         self.normal = normal
         self._set_carrier(carrier)
 
-    def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
-        d = e["point"] - g["point"]
-        nu = g["normal"]
+    def residual(self, e: dict[Part, Vec], g: dict[Part, Vec]) -> tuple[np.ndarray, Blocks]:
+        d = e[Part.POINT] - g[Part.GOAL_POINT]
+        nu = g[Part.GOAL_NORMAL]
         return np.array([nu @ d]), [
-            ("point", nu[None, :]),
-            ("goal.point", -nu[None, :]),
-            ("goal.normal", d[None, :]),
+            (Part.POINT, nu[None, :]),
+            (Part.GOAL_POINT, -nu[None, :]),
+            (Part.GOAL_NORMAL, d[None, :]),
         ]
 
-    def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
-        return Report(abs(float(g["normal"] @ (e["point"] - g["point"]))), None)
+    def report(self, e: dict[Part, Vec], g: dict[Part, Vec]) -> Report:
+        return Report(abs(float(g[Part.GOAL_NORMAL] @ (e[Part.POINT] - g[Part.GOAL_POINT]))), None)
 
 
 class HalfSpaceGoal(PlaneGoal):
@@ -43,11 +43,13 @@ class HalfSpaceGoal(PlaneGoal):
     The potential is zero inside the half-space and the plane potential outside.
     """
 
-    def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
+    def residual(self, e: dict[Part, Vec], g: dict[Part, Vec]) -> tuple[np.ndarray, Blocks]:
         res, blocks = super().residual(e, g)
         if res[0] >= 0.0:  # inside: (p - r) . nu <= 0
             return np.zeros(1), [(part, np.zeros_like(b)) for part, b in blocks]
         return res, blocks
 
-    def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
-        return Report(max(0.0, -float(g["normal"] @ (e["point"] - g["point"]))), None)
+    def report(self, e: dict[Part, Vec], g: dict[Part, Vec]) -> Report:
+        return Report(
+            max(0.0, -float(g[Part.GOAL_NORMAL] @ (e[Part.POINT] - g[Part.GOAL_POINT]))), None
+        )

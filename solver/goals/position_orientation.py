@@ -10,6 +10,7 @@ from ..errors import InvalidInputError
 from ..rotations import pose_parts
 from .base import (
     Blocks,
+    Part,
     Report,
     Vec,
     Vector,
@@ -104,19 +105,19 @@ class PositionOrientationGoal(DirectionWeights):
         self.__dict__["_position_weight"] = w
 
     @property
-    def directions(self) -> tuple[str, ...]:
-        """The directions that are not suppressed."""
-        return tuple(p for p in ("x", "y") if getattr(self, p) is not None)
+    def directions(self) -> tuple[Part, ...]:
+        """The effector directions that are not suppressed (``Part.X``, ``Part.Y``)."""
+        return tuple(p for p in (Part.X, Part.Y) if getattr(self, p.attribute) is not None)
 
     @property
-    def needs(self) -> tuple[str, ...]:  # type: ignore[override]
-        return ("point", *self.directions)
+    def needs(self) -> tuple[Part, ...]:  # type: ignore[override]
+        return (Part.POINT, *self.directions)
 
     @property
-    def geometry_parts(self) -> tuple[str, ...]:  # type: ignore[override]
-        return self.needs
+    def geometry_parts(self) -> tuple[Part, ...]:  # type: ignore[override]
+        return tuple(p.on_goal for p in self.needs)
 
-    def _constants(self) -> tuple[tuple[str, ...], np.ndarray, Blocks]:
+    def _constants(self) -> tuple[tuple[Part, ...], np.ndarray, Blocks]:
         """Parts, (m,) residual scales and derivative blocks.
 
         Constant for given weights and directions (which cannot be switched
@@ -131,28 +132,28 @@ class PositionOrientationGoal(DirectionWeights):
             position[:3] = sp * np.eye(3)
             shifted = [(part, np.vstack((np.zeros((3, 3)), b))) for part, b in blocks]
             self._cached = (
-                ("point", *scales),
+                (Part.POINT, *scales),
                 np.repeat([sp, *scales.values()], 3),
-                [("point", position), ("goal.point", -position), *shifted],
+                [(Part.POINT, position), (Part.GOAL_POINT, -position), *shifted],
             )
             self._cache_key = key
         return self._cached
 
-    def _scales(self) -> dict[str, float]:
+    def _scales(self) -> dict[Part, float]:
         """``sqrt(w_o) c_d`` per aligned direction (hot path: read attributes once)."""
         so = math.sqrt(1.0 - self.position_weight)
         values = self.__dict__
         scales = {}
         if values["x"] is not None:
-            scales["x"] = so * self.cx
+            scales[Part.X] = so * self.cx
         if values["y"] is not None:
-            scales["y"] = so * self.cy
+            scales[Part.Y] = so * self.cy
         return scales
 
-    def residual(self, e: dict[str, Vec], g: dict[str, Vec]) -> tuple[np.ndarray, Blocks]:
+    def residual(self, e: dict[Part, Vec], g: dict[Part, Vec]) -> tuple[np.ndarray, Blocks]:
         parts, scales, blocks = self._constants()
         here = np.concatenate([e[p] for p in parts])
-        there = np.concatenate([g[p] for p in parts])
+        there = np.concatenate([g[p.on_goal] for p in parts])
         return scales * (here - there), blocks
 
     def clearly_missed(self, res: np.ndarray, tolerance: float, angle_tolerance: float) -> bool:
@@ -162,9 +163,9 @@ class PositionOrientationGoal(DirectionWeights):
         limits = [tolerance * tolerance if w > 0.0 else None] + [chord] * (len(scales) - 1)
         return parts_missed(res, scales, limits)
 
-    def report(self, e: dict[str, Vec], g: dict[str, Vec]) -> Report:
-        distance = length(e["point"] - g["point"])
-        angle = max(angle_between(e[p], g[p]) for p in self.directions)
+    def report(self, e: dict[Part, Vec], g: dict[Part, Vec]) -> Report:
+        distance = length(e[Part.POINT] - g[Part.GOAL_POINT])
+        angle = max(angle_between(e[p], g[p.on_goal]) for p in self.directions)
         return Report(
             distance if self.position_weight > 0.0 else None,
             angle if self.position_weight < 1.0 else None,
