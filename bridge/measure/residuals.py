@@ -34,8 +34,6 @@ if TYPE_CHECKING:  # annotations only: bpy objects are passed in
 
     from ..rig.build import Rig
 
-PARTS = ("point", "x", "y")
-
 
 @dataclass(frozen=True)
 class Effector:
