@@ -1,16 +1,19 @@
 """``reach_merge``: key a shot from the chunk files ``reach_bake --chunk`` wrote, then measure
 it as ``reach_check`` does (exit code 0 every goal met, 1 some goal missed, 2 error).
 
-It refuses (exit code 2, nothing written) chunks baked from another version of the .blend
-(their fingerprint is not this file's), chunks that overlap or leave a gap, and chunks of an
-armature the file does not have. Every chunk is read and checked before any key is written.
+Where two chunks meet, the lead-in frames of the later one are blended from both chunks and
+solved again (:mod:`..bridge.bake.stitch`): no jump at a boundary. It refuses (exit code 2,
+nothing written) chunks baked from another version of the .blend (their fingerprint is not
+this file's), chunks that overlap or leave a gap, and chunks of an armature the file does not
+have. Every chunk is read, checked and stitched before any key is written.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-from ..bridge.bake.chunk import ChunkKeys, join, write_chunks
+from ..bridge.bake.chunk import ChunkKeys, write_chunks
+from ..bridge.bake.stitch import stitch
 from ..bridge.measure.over_frames import measure_frames
 from ..props.access import settings_of
 from . import chunk_file, running, shot
@@ -33,11 +36,18 @@ def _merge(options: MergeOptions, report: CommandReport) -> None:
     for path in options.chunks:
         for keys in chunk_file.read(path, this_file):
             per_armature[keys.armature].append(keys)
-    joined = {name: join(chunks) for name, chunks in sorted(per_armature.items())}
-    objects = shot.armatures(scene, list(joined))  # every armature is there, before writing
+    objects = shot.armatures(scene, sorted(per_armature))  # every one is there
     depsgraph = shot.depsgraph(scene)
+    stitched = {}
+    for obj in objects:  # every armature's keys ready before any is written
+        settings = settings_of(obj)
+        with running.about(obj.name):
+            stitched[obj.name] = stitch(obj, settings, per_armature[obj.name], scene=scene,
+                                        depsgraph=depsgraph,
+                                        bones=shot.bones_to_key(obj, settings),
+                                        smooth=shot.smooth_bound(settings))  # fmt: skip
     for obj in objects:
-        keys = joined[obj.name]
+        keys = stitched[obj.name]
         with running.about(obj.name):
             written = write_chunks(obj, keys, options.target, options.mode)
             frames = list(range(keys.frames[0], keys.frames[1] + 1))

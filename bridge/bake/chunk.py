@@ -56,6 +56,9 @@ class ChunkKeys:
             as Blender stored them (float32).
         solved_from: the first frame solved (``frames[0]`` minus the lead-in, or the shot's
             first frame).
+        lead: (n_channels, frames[0] - solved_from) the key values of the lead-in frames,
+            which the merge blends into the chunk before (:mod:`.stitch`).
+        method: the solve method the chunk was baked with (None: the armature's own).
     """
 
     armature: str
@@ -63,6 +66,8 @@ class ChunkKeys:
     channels: tuple[keys.ChannelKey, ...]
     values: np.ndarray
     solved_from: int
+    lead: np.ndarray
+    method: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (floats as Python floats: a float32 survives the round trip)."""
@@ -71,6 +76,7 @@ class ChunkKeys:
             "solved_from": self.solved_from,
             "channels": [list(c) for c in self.channels],
             "values": [[float(v) for v in row] for row in self.values],
+            "lead": [[float(v) for v in row] for row in self.lead], "method": self.method,
         }  # fmt: skip
 
     @classmethod
@@ -80,8 +86,11 @@ class ChunkKeys:
             first, last = (int(f) for f in data["frames"])
             channels = tuple((str(p), int(i), str(g)) for p, i, g in data["channels"])
             values = np.array(data["values"], dtype=float).reshape(len(channels), -1)
-            chunk = cls(str(data["armature"]), (first, last), channels, values,
-                        int(data["solved_from"]))  # fmt: skip
+            solved_from = int(data["solved_from"])
+            lead = np.array(data["lead"], dtype=float).reshape(len(channels), first - solved_from)
+            method = None if data.get("method") is None else str(data["method"])
+            chunk = cls(str(data["armature"]), (first, last), channels, values, solved_from,
+                        lead, method)  # fmt: skip
         except (KeyError, TypeError, ValueError) as exc:
             raise RigError(f"a chunk entry is malformed: {exc}") from None
         if values.shape[1] != last - first + 1:
@@ -133,9 +142,11 @@ def bake_chunk(obj: Object, settings: ReachSettings, frames: tuple[int, int],
                   bones=bones, method=method, smooth=smooth,
                   time_limit=TIME_LIMIT if time_limit is None else time_limit)  # fmt: skip
     channels = _keyed_channels(obj, report, bones, settings)
-    values = np.array([_values_at(fcurve, frames) for _key, fcurve in channels])
+    values = np.array([values_at(fcurve, (solved[0], frames[1])) for _key, fcurve in channels])
     worst = measure_frames(obj, settings, scene, depsgraph, range(frames[0], frames[1] + 1))
-    chunk = ChunkKeys(obj.name, frames, tuple(k for k, _f in channels), values, solved[0])
+    n_lead = frames[0] - solved[0]
+    chunk = ChunkKeys(obj.name, frames, tuple(k for k, _f in channels), values[:, n_lead:],
+                      solved[0], values[:, :n_lead], method)  # fmt: skip
     return chunk, report, worst
 
 
@@ -156,7 +167,7 @@ def _keyed_channels(obj: Object, report: BakeReport, bones: Collection[str] | No
     return out
 
 
-def _values_at(fcurve: Any, frames: tuple[int, int]) -> np.ndarray:
+def values_at(fcurve: Any, frames: tuple[int, int]) -> np.ndarray:
     """The key values (n,) of ``fcurve`` on each frame of ``frames`` (one key per frame)."""
     points = fcurve.keyframe_points
     co = np.empty(2 * len(points), dtype=np.float32)
@@ -188,7 +199,8 @@ def join(chunks: Sequence[ChunkKeys]) -> ChunkKeys:
                            f"{first.frames[0]}-{first.frames[1]}")  # fmt: skip
     values = np.concatenate([c.values for c in ordered], axis=1)
     frames = (first.frames[0], ordered[-1].frames[1])
-    return ChunkKeys(first.armature, frames, first.channels, values, first.solved_from)
+    return ChunkKeys(first.armature, frames, first.channels, values, first.solved_from,
+                     first.lead, first.method)  # fmt: skip
 
 
 def write_chunks(obj: Object, chunk: ChunkKeys, target: str, mode: str) -> int:
