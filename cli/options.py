@@ -62,6 +62,12 @@ def _checked_range(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _missed_ok(parser: _Parser) -> None:
+    parser.add_argument("--missed-ok", action="store_true",
+                        help="exit 0 when goals are missed (the report still lists them), "
+                        "for farm managers that fail a task on any other exit code")  # fmt: skip
+
+
 def _save_options(parser: _Parser) -> None:
     save = parser.add_mutually_exclusive_group()
     save.add_argument("--save", action="store_true", help="save the file over itself")
@@ -87,6 +93,7 @@ class BakeOptions:
         shot: a chunk's shot range (first, last): the lead-in never starts before it.
         lead_in: frames solved before a chunk's first frame and not kept.
         time_limit: wall-time budget of one frame's solve, seconds (None: the default).
+        missed_ok: exit code 0 instead of 1 when goals are missed.
     """
 
     armatures: tuple[str, ...] = ()
@@ -102,6 +109,7 @@ class BakeOptions:
     shot: tuple[int, int] | None = None
     lead_in: int = LEAD_IN
     time_limit: float | None = None
+    missed_ok: bool = False
 
 
 def parse_bake(argv: list[str]) -> BakeOptions:
@@ -122,6 +130,7 @@ def parse_bake(argv: list[str]) -> BakeOptions:
         help="the whole shot a chunk belongs to (default: the scene's range)",
     )
     parser.add_argument("--lead-in", type=int, default=LEAD_IN, metavar="FRAMES")
+    _missed_ok(parser)
     _save_options(parser)
     args = parser.parse_args(argv)
     if args.lead_in < 0:
@@ -135,25 +144,28 @@ def parse_bake(argv: list[str]) -> BakeOptions:
         armatures=tuple(args.armature), frames=args.frames, target=args.target, mode=args.mode,
         method=args.method, save=args.save, output=args.output, report=args.report,
         scene=args.scene, chunk=args.chunk, shot=args.shot, lead_in=args.lead_in,
-        time_limit=args.time_limit,
+        time_limit=args.time_limit, missed_ok=args.missed_ok,
     )  # fmt: skip
 
 
 @dataclass(frozen=True)
 class CheckOptions:
-    """``reach_check``'s arguments: which armatures, frames, report file and scene."""
+    """``reach_check``'s arguments: which armatures, frames, report file, scene, missed_ok."""
 
     armatures: tuple[str, ...] = ()
     frames: tuple[int, int] | None = None
     report: str | None = None
     scene: str | None = None
+    missed_ok: bool = False
 
 
 def parse_check(argv: list[str]) -> CheckOptions:
     """``reach_check``'s command line -> :class:`CheckOptions`; raises :class:`UsageError`."""
     parser = _common("reach_check", "Measure the residuals of what is baked; write nothing.")
+    _missed_ok(parser)
     args = parser.parse_args(argv)
-    return CheckOptions(tuple(args.armature), args.frames, args.report, args.scene)
+    return CheckOptions(tuple(args.armature), args.frames, args.report, args.scene,
+                        args.missed_ok)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -163,7 +175,7 @@ class MergeOptions:
     Attributes:
         chunks: the chunk files ``reach_bake --chunk`` wrote, any order.
         target, mode: where the keys go and what happens to existing keys (as a bake).
-        save, output, report, scene: as for :class:`BakeOptions`.
+        save, output, report, scene, missed_ok: as for :class:`BakeOptions`.
     """
 
     chunks: tuple[str, ...]
@@ -173,6 +185,7 @@ class MergeOptions:
     output: str | None = None
     report: str | None = None
     scene: str | None = None
+    missed_ok: bool = False
 
 
 def parse_merge(argv: list[str]) -> MergeOptions:
@@ -187,7 +200,8 @@ def parse_merge(argv: list[str]) -> MergeOptions:
     parser.add_argument("--mode", choices=MODES, default="REPLACE")
     parser.add_argument("--report", metavar="FILE.json")
     parser.add_argument("--scene", metavar="NAME")
+    _missed_ok(parser)
     _save_options(parser)
     args = parser.parse_args(argv)
     return MergeOptions(tuple(args.chunks), args.target, args.mode, args.save, args.output,
-                        args.report, args.scene)  # fmt: skip
+                        args.report, args.scene, args.missed_ok)  # fmt: skip

@@ -24,10 +24,14 @@ ParsedT = TypeVar("ParsedT", bound="Options")
 
 
 def check_writable(path: str | None, what: str) -> None:
-    """CommandError unless ``path``'s folder exists (so a report or output cannot fail to be
-    written after the work is done)."""
-    if path is not None and not Path(path).resolve().parent.is_dir():
-        raise CommandError(f"{what}: the folder of '{path}' does not exist")
+    """Make ``path``'s folder if it is missing (a farm job names a new folder for its chunks and
+    reports); CommandError when it cannot be made, before any work is done."""
+    if path is None:
+        return
+    try:
+        Path(path).resolve().parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CommandError(f"{what}: cannot make the folder of '{path}': {exc}") from None
 
 
 def save(save_over: bool, output: str | None) -> str | None:
@@ -45,14 +49,15 @@ def save(save_over: bool, output: str | None) -> str | None:
     return None
 
 
-def execute(command: str, report_path: str | None, work: Callable[[CommandReport], None]) -> int:
+def execute(command: str, report_path: str | None, work: Callable[[CommandReport], None],
+            missed_ok: bool = False) -> int:  # fmt: skip
     """Run ``work(report)``, which fills ``report`` (and saves when asked, last); print the
     report, write it as JSON to ``report_path``; return the exit code.
 
     Any exception of ``work`` is the error of the report (exit code 2): ``work`` saves
     nothing before all its work succeeded, so the file on disk is untouched.
     """
-    report = CommandReport(command, bpy.data.filepath)
+    report = CommandReport(command, bpy.data.filepath, missed_ok=missed_ok)
     try:
         check_writable(report_path, "--report")
         work(report)
@@ -86,6 +91,8 @@ class Options(Protocol):
 
     @property
     def report(self) -> str | None: ...
+    @property
+    def missed_ok(self) -> bool: ...
 
 
 def command(name: str, argv: list[str], parse: Callable[[list[str]], ParsedT],
@@ -97,4 +104,4 @@ def command(name: str, argv: list[str], parse: Callable[[list[str]], ParsedT],
     except UsageError as exc:
         print(f"{name}: ERROR, nothing written: {exc}", flush=True)
         return ERROR
-    return execute(name, options.report, lambda report: work(options, report))
+    return execute(name, options.report, lambda report: work(options, report), options.missed_ok)
