@@ -108,3 +108,21 @@ def test_merge_refuses_a_gap_between_chunks(extension, clean_scene, tmp_path) ->
     assert done.returncode == 2, done.stdout + done.stderr
     assert "leave a gap" in done.stdout, done.stdout
     assert sha256(blend) == before
+
+
+def test_a_merge_into_a_new_strip_leaves_the_action_alone(extension, clean_scene, tmp_path) -> None:
+    """``reach_merge --to NEW_STRIP``: the chunks go to a strip on the "Reach Bake" track, the
+    armature's action keys nothing new, and the shot meets its goals as played back."""
+    blend = save_shot(tmp_path)
+    chunks = _chunks(extension, blend, tmp_path, ["1-12", "13-24"])
+    merged = tmp_path / "strip.blend"
+    done = run_command(extension, blend, "reach_merge", *map(str, chunks), "--to", "NEW_STRIP",
+                       "--output", str(merged))  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    open_file(merged)
+    chain = bpy.data.objects["Chain"]
+    assert rotation_keys(chain) == {}
+    [track] = chain.animation_data.nla_tracks
+    assert track.name == "Reach Bake" and len(track.strips) == 1
+    strip = track.strips[0]
+    assert (strip.frame_start, strip.frame_end) == (1.0, float(SHOT))
