@@ -34,11 +34,11 @@ def _bake(options: BakeOptions, report: CommandReport) -> None:
     frames = shot.frames(scene, options.frames)
     depsgraph = shot.depsgraph(scene)
     if options.chunk is not None:
-        _bake_chunk(options, report, scene, objects, frames)
+        _bake_chunk(options, report, scene, depsgraph, objects, frames)
         return
+    time_limit = baking.TIME_LIMIT if options.time_limit is None else options.time_limit
     for obj in objects:
         settings = settings_of(obj)
-        time_limit = baking.TIME_LIMIT if options.time_limit is None else options.time_limit
         with running.about(obj.name):
             baked = baking.bake(obj, settings, frames, options.mode, scene=scene,
                                 depsgraph=depsgraph, target=options.target,
@@ -51,7 +51,8 @@ def _bake(options: BakeOptions, report: CommandReport) -> None:
 
 
 def _bake_chunk(options: BakeOptions, report: CommandReport, scene: bpy.types.Scene,
-                objects: list[bpy.types.Object], frames: list[int]) -> None:  # fmt: skip
+                depsgraph: bpy.types.Depsgraph, objects: list[bpy.types.Object],
+                frames: list[int]) -> None:  # fmt: skip
     """Bake ``frames`` of each armature as one chunk of the shot into ``options.chunk``."""
     assert options.chunk is not None, "called for a --chunk bake only"
     the_shot = options.shot or (scene.frame_start, scene.frame_end)
@@ -63,7 +64,7 @@ def _bake_chunk(options: BakeOptions, report: CommandReport, scene: bpy.types.Sc
         with running.about(obj.name):
             keys, bake_report, worst = chunk.bake_chunk(
                 obj, settings, span, the_shot, options.lead_in, scene=scene,
-                depsgraph=shot.depsgraph(scene), bones=shot.bones_to_key(obj, settings),
+                depsgraph=depsgraph, bones=shot.bones_to_key(obj, settings),
                 method=options.method, smooth=shot.smooth_bound(settings),
                 time_limit=options.time_limit,
             )  # fmt: skip

@@ -15,7 +15,7 @@ import bpy
 import numpy as np
 
 from examples.blender_demo import FRAMES, build_scene
-from tests.blender.farm_support import open_file, report_of, rotation_keys, run_command
+from tests.blender.farm_support import open_file, report_of, rotation_keys, run_command, sha256
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHUNK = 60
@@ -95,3 +95,35 @@ def test_the_job_bakes_the_demo_in_two_chunks_like_one_bake(extension, clean_sce
           f"chunked {step_chunked:.4f}, unsplit {step_unsplit:.4f}; merge "
           f"{by_merge['keys']} keys; unsplit {by_one['seconds']:.2f} s")  # fmt: skip
     assert step_chunked <= JUMP * step_unsplit
+
+
+def test_the_demo_exits_1_on_a_missed_goal_and_2_on_an_error(extension, clean_scene,
+                                                              tmp_path: Path) -> None:  # fmt: skip
+    """The demo with its left hand's target held out of reach: exit 1, the keys saved, the
+    report names "Hand L" (missed on every frame) and only it. The demo with its look target
+    deleted: exit 2, the file byte for byte as it was."""
+    build_scene()
+    hand = bpy.data.objects["hand_target.L"]
+    hand.animation_data_clear()
+    hand.location = (2.5, -0.3, 1.25)  # an arm is about 0.6 units long
+    blend = tmp_path / "far.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    before = sha256(blend)
+    done = run_command(extension, blend, "reach_bake", "--save", "--report",
+                       str(tmp_path / "far.json"))  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    [armature] = report_of(tmp_path / "far.json")["armatures"]
+    missed = {c["name"]: c["missed_frames"] for c in armature["constraints"] if c["missed_frames"]}
+    assert missed == {"Hand L": FRAMES}
+    assert armature["failures"] == [f"Hand L: missed on {FRAMES} frames (first 1)"]
+    assert sha256(blend) != before  # the keys were saved
+
+    bpy.data.objects.remove(bpy.data.objects["look_target"])
+    broken = tmp_path / "broken.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(broken))
+    before, stamp = sha256(broken), broken.stat().st_mtime_ns
+    done = run_command(extension, broken, "reach_bake", "--save", "--report",
+                       str(tmp_path / "broken.json"))  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "'Look'" in report_of(tmp_path / "broken.json")["error"]
+    assert sha256(broken) == before and broken.stat().st_mtime_ns == stamp
