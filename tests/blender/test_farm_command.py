@@ -132,3 +132,17 @@ def test_check_measures_what_is_baked_and_writes_nothing(extension, clean_scene,
     from_bake = report_of(tmp_path / "b.json")["armatures"][0]["constraints"][0]
     assert checked["worst_distance"] == from_bake["worst_distance"]
     assert checked["worst_distance_frame"] == from_bake["worst_distance_frame"]
+
+
+def test_the_extension_registers_its_blender_commands(extension, capfd) -> None:
+    """``blender --command reach_bake`` finds the extension's commands: registering one of
+    their names again makes Blender warn of a duplicate (a name nobody registered does not);
+    the duplicate is removed again, which gives the extension's its place back."""
+    capfd.readouterr()
+    for name in ("reach_bake", "reach_check", "reach_merge", "reach_nothing"):
+        handle = bpy.utils.register_cli_command(name, lambda argv: 0)
+        bpy.utils.unregister_cli_command(handle)
+    warnings = capfd.readouterr().err
+    for name in ("reach_bake", "reach_check", "reach_merge"):
+        assert f'registered duplicate command "{name}"' in warnings, warnings
+    assert "reach_nothing" not in warnings
