@@ -44,9 +44,10 @@ def write(path: str, blend_sha: str, shot: tuple[int, int], lead_in: int,
     Path(path).write_text(json.dumps(data), encoding="utf-8")
 
 
-def read(path: str, blend_sha: str) -> list[ChunkKeys]:
-    """The chunks of the file ``path``; CommandError when it is not a chunk file or was baked
-    from another version of the .blend than the one of fingerprint ``blend_sha``."""
+def read(path: str, blend_sha: str) -> tuple[tuple[int, int], list[ChunkKeys]]:
+    """The shot (first, last) and the chunks of the file ``path``; CommandError when it is not
+    a chunk file or was baked from another version of the .blend than the one of fingerprint
+    ``blend_sha``."""
     try:
         data: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -63,4 +64,8 @@ def read(path: str, blend_sha: str) -> list[ChunkKeys]:
             f"('{data.get('blend', {}).get('name')}', sha256 {str(baked_from)[:12]}..., this "
             f"file {blend_sha[:12]}...): bake it again from this file"
         )
-    return [ChunkKeys.from_json(entry) for entry in data.get("armatures", [])]
+    try:
+        first, last = (int(f) for f in data["shot"])
+    except (KeyError, TypeError, ValueError):
+        raise CommandError(f"the chunk file '{path}' names no shot") from None
+    return (first, last), [ChunkKeys.from_json(entry) for entry in data.get("armatures", [])]

@@ -4,8 +4,9 @@ it as ``reach_check`` does (exit code 0 every goal met, 1 some goal missed, 2 er
 Where two chunks meet, the lead-in frames of the later one are blended from both chunks and
 solved again (:mod:`..bridge.bake.stitch`): no jump at a boundary. It refuses (exit code 2,
 nothing written) chunks baked from another version of the .blend (their fingerprint is not
-this file's), chunks that overlap or leave a gap, and chunks of an armature the file does not
-have. Every chunk is read, checked and stitched before any key is written.
+this file's), chunks that overlap or leave a gap or do not cover the shot they were baked
+for, and chunks of an armature the file does not have. Every chunk is read, checked and
+stitched before any key is written.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..props.access import settings_of
 from . import chunk_file, running, shot
 from .options import MergeOptions, parse_merge
 from .report_json import ArmatureOutcome, CommandReport
+from .shot import CommandError
 
 COMMAND = "reach_merge"
 
@@ -33,9 +35,15 @@ def _merge(options: MergeOptions, report: CommandReport) -> None:
     scene = shot.scene(options.scene)
     this_file = chunk_file.fingerprint()
     per_armature: dict[str, list[ChunkKeys]] = defaultdict(list)
+    shots = set()
     for path in options.chunks:
-        for keys in chunk_file.read(path, this_file):
+        the_shot, chunks = chunk_file.read(path, this_file)
+        shots.add(the_shot)
+        for keys in chunks:
             per_armature[keys.armature].append(keys)
+    if len(shots) != 1:
+        raise CommandError(f"the chunks belong to different shots: {sorted(shots)}")
+    [(first, last)] = shots
     objects = shot.armatures(scene, sorted(per_armature))  # every one is there
     depsgraph = shot.depsgraph(scene)
     stitched = {}
@@ -46,6 +54,10 @@ def _merge(options: MergeOptions, report: CommandReport) -> None:
                                         depsgraph=depsgraph,
                                         bones=shot.bones_to_key(obj, settings),
                                         smooth=shot.smooth_bound(settings))  # fmt: skip
+        covered = stitched[obj.name].frames
+        if covered != (first, last):
+            raise CommandError(f"the chunks of '{obj.name}' cover {covered[0]}-{covered[1]} of "
+                               f"the shot {first}-{last}: a chunk is missing")  # fmt: skip
     for obj in objects:
         keys = stitched[obj.name]
         with running.about(obj.name):

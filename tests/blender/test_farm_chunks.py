@@ -100,13 +100,18 @@ def test_merge_refuses_chunks_of_another_version(extension, clean_scene, tmp_pat
 
 
 def test_merge_refuses_a_gap_between_chunks(extension, clean_scene, tmp_path) -> None:
-    """Chunks 1-10 and 12-24 leave frame 11 unbaked: exit 2, nothing written."""
+    """Chunks 1-10 and 12-24 leave frame 11 unbaked; chunk 12-24 alone leaves 1-11: exit 2,
+    nothing written."""
     blend = save_shot(tmp_path, circle(radius=1.0))
     chunks = _chunks(extension, blend, tmp_path, ["1-10", "12-24"])
     before = sha256(blend)
     done = run_command(extension, blend, "reach_merge", *map(str, chunks), "--save")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "leave a gap" in done.stdout, done.stdout
+    assert sha256(blend) == before
+    done = run_command(extension, blend, "reach_merge", str(chunks[1]), "--save")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "cover 12-24 of the shot 1-24: a chunk is missing" in done.stdout, done.stdout
     assert sha256(blend) == before
 
 
