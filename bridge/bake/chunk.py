@@ -4,12 +4,12 @@ A farm splits a shot's frames into chunks baked at the same time. A bake is a ch
 starts from the previous frame's solution, :mod:`.start`), so a chunk cannot start where the
 unsplit bake would be without baking everything before it. :func:`bake_chunk` starts earlier
 instead: it solves ``lead_in`` frames before the chunk's first frame (never before the shot's
-first frame; the first chunk has none and is the unsplit bake's start exactly) and keeps only
-the chunk's own frames. Where the goals pin the pose down, the chain forgets its start within a
-few frames and the chunk's keys meet the unsplit bake's; a redundant limb's free motion (its
-null space) is not pinned, so its keys can differ between the two by what the start left in it
-(docs/farm.md gives the figures measured on the demo). The same chunking always gives the same
-keys.
+first frame; the first chunk has none and is the unsplit bake's start exactly), keeps the
+chunk's own frames, and keeps the lead-in's keys for the merge's stitch (:mod:`.stitch`). Every
+goal the unsplit bake meets, a chunk meets; but a redundant limb's free motion (its null space)
+keeps what the start left in it, and a longer lead-in does not wash it out: a later chunk's
+keys are not the unsplit bake's (docs/farm.md gives the figures measured on the demo and a
+3-bone chain). The same chunking always gives the same keys.
 
 The chunk is baked with :func:`.baking.bake` into the process's copy of the file after the
 solved channels' keys inside the shot are removed (as the unsplit bake of the shot replaces
