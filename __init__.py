@@ -7,18 +7,20 @@ without ``bpy``.
 
 
 def register() -> None:
-    """Register the extension's properties, operators and panels."""
-    from . import operators, panels, props
+    """Register the extension's properties, operators, panels and command-line commands."""
+    from . import cli, operators, panels, props
 
     props.register()
     operators.register()
     panels.register()
+    cli.register()
 
 
 def unregister() -> None:
     """Remove everything :func:`register` added, in reverse order."""
-    from . import operators, panels, props
+    from . import cli, operators, panels, props
 
+    cli.unregister()
     panels.unregister()
     operators.unregister()
     props.unregister()

@@ -2,8 +2,9 @@
 
 The order, from the bottom: ``solver`` (pure numpy) <- ``props`` (Blender's data model of
 Reach: property groups, preferences, typed access) <- ``bridge`` (by concept, each folder one
-step of the data flow, listed below in their order) <- ``panels`` <- ``operators`` <- the
-package's ``__init__``. A module may import from its own folder or from any folder below it.
+step of the data flow, listed below in their order) <- ``panels`` <- ``operators`` <- ``cli``
+(the command-line commands) <- the package's ``__init__``. A module may import from its own
+folder or from any folder below it.
 
 Every ``import`` statement of every module counts: at module level, inside a function, and
 under ``if TYPE_CHECKING:`` (a type-only import still ties the two modules' meaning together).
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-TOP = ("solver", "props", "bridge", "panels", "operators")
+TOP = ("solver", "props", "bridge", "panels", "operators", "cli")
 
 #: Bottom to top; a module's layer is the longest entry its dotted name starts with.
 LAYERS = (
@@ -38,6 +39,7 @@ LAYERS = (
     "bridge.overlay",
     "panels",
     "operators",
+    "cli",  # the command-line commands (blender --command reach_bake ...)
     "",  # the extension's __init__: registers everything
 )
 
