@@ -16,9 +16,9 @@ solved channels' keys inside the shot are removed (as the unsplit bake of the sh
 them, so they never change where a chunk starts), read back from the F-curves and measured as
 Blender plays them. A chunk's process never saves the file; :func:`write_chunks` keys the
 chunks into the armature as one bake would (:class:`.target.BakeTarget`,
-:func:`.keys.write_keys`).
+:func:`..write.keys.write_keys`).
 
-``bpy`` is used only through :mod:`.compat` and the objects passed in.
+``bpy`` is used only through :mod:`..blender.compat` and the objects passed in.
 """
 
 from __future__ import annotations

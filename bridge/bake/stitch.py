@@ -14,7 +14,7 @@ those frames again as a bake of part of a keyed range: each frame starts from th
 frames of each chunk outside the lead-in keep the chunk's keys. Everything happens in a copy of
 the armature's action that is removed afterwards; the caller writes the result.
 
-``bpy`` is used only through :mod:`.compat` and the objects passed in.
+``bpy`` is used only through :mod:`..blender.compat` and the objects passed in.
 """
 
 from __future__ import annotations
