@@ -47,7 +47,7 @@ from ..measure.conditioning_readout import ConditioningReadout
 from ..measure.diagnose import explain
 from ..measure.playback_overrides import builtin_ik, overrides, played_over
 from ..measure.residuals import measure
-from ..rig.build import RESTARTS, Rig, build_rig, solver_options
+from ..rig.build import Rig, build_rig, solver_options
 from ..rig.size import distance_tolerance
 from ..rig.targets import check_targets
 from ..solve.pole_start import start_at_poles
@@ -193,9 +193,8 @@ class BakeJob:
                 self.followed = FollowedTargets(obj, targets, depsgraph.view_layer)
             scene.frame_set(self.frames[0])
             self.rig = build_rig(obj, settings, only_selected)
-            options = {**solver_options(self.rig, settings, method), "restarts": RESTARTS,
-                       "time_limit": time_limit}  # fmt: skip
-            self.solver = solver.Solver(self.rig.figure, self.rig.constraints, **options)
+            options = solver_options(self.rig, settings, method).replace(time_limit=time_limit)
+            self.solver = solver.Solver(self.rig.figure, self.rig.constraints, options)
             self.smooth = None if smooth is None else SmoothBound(self.rig.figure, smooth)
             self.channels = keys.solved_channels(self.rig)
             if bones is not None:

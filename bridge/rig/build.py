@@ -50,7 +50,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -303,23 +303,24 @@ def build_rig(
 RESTARTS = 2
 
 
-def solver_options(rig: Rig, settings: ReachSettings, method: str | None = None) -> dict[str, Any]:
-    """Keyword options for ``solver.Solver`` from the armature's Reach settings.
+def solver_options(rig: Rig, settings: ReachSettings, method: str | None = None) -> solver.Options:
+    """The options of a ``solver.Solver`` for the armature's Reach settings.
 
     The distance tolerance is the setting's, or relative to ``rig.length`` when *Automatic*
     (:func:`.size.distance_tolerance`). The solver aims at :data:`SOLVE_MARGIN` times the
-    tolerances: a goal is judged on
-    Blender's evaluated pose (:mod:`..measure.residuals`), which Blender computes in single
-    precision, so a solve stopping right at the tolerance would be reported reached or missed by
-    round-off. ``method`` (a :data:`solver.methods.METHODS` name) replaces the armature's
-    *Method* for this solver only (a bake's ``method`` option); None uses the setting.
+    tolerances: a goal is judged on Blender's evaluated pose (:mod:`..measure.residuals`), which
+    Blender computes in single precision, so a solve stopping right at the tolerance would be
+    reported reached or missed by round-off. Restarts are :data:`RESTARTS`. ``method`` (a
+    :data:`solver.methods.METHODS` name) replaces the armature's *Method* for this solver only
+    (a bake's ``method`` option); None uses the setting.
     """
-    return {
-        "tolerance": SOLVE_MARGIN * distance_tolerance(settings, rig.length),
-        "angle_tolerance": SOLVE_MARGIN * settings.angle_tolerance,
-        "max_iterations": settings.max_iterations,
-        "method": settings.method if method is None else method,
-    }
+    return solver.Options(
+        tolerance=SOLVE_MARGIN * distance_tolerance(settings, rig.length),
+        angle_tolerance=SOLVE_MARGIN * settings.angle_tolerance,
+        max_iterations=settings.max_iterations,
+        method=settings.method if method is None else method,
+        restarts=RESTARTS,
+    )
 
 
 def bone_world_matrix(obj: bpy.types.Object, name: str, at_tail: bool = False) -> np.ndarray:

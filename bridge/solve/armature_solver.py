@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ... import solver
-from ..rig.build import RESTARTS, Rig, build_rig, solver_options
+from ..rig.build import Rig, build_rig, solver_options
 
 if TYPE_CHECKING:
     import bpy
@@ -51,9 +51,8 @@ class ArmatureSolver:
         # pose's branch and an out-of-reach goal answers at once (the solver's default search
         # runs until its 1 s time limit whenever a goal is missed).
         self.solver = solver.Solver(
-            self.rig.figure, self.rig.constraints, **solver_options(self.rig, settings),
-            restarts=RESTARTS,
-        )  # fmt: skip
+            self.rig.figure, self.rig.constraints, solver_options(self.rig, settings)
+        )
         self._fresh = True  # the rig holds the scene as just read: no refresh before a solve
 
     def refresh(self) -> None:
