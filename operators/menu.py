@@ -24,6 +24,8 @@ ENTRIES: tuple[tuple[str, str, IconItems, dict[str, object]] | None, ...] = (
     ("reach.constraint_move", "Move Constraint Up", "TRIA_UP", {"direction": "UP"}),
     ("reach.constraint_move", "Move Constraint Down", "TRIA_DOWN", {"direction": "DOWN"}),
     ("reach.convert_ik", "Convert Built-in IK", "CON_KINEMATIC", {}),
+    None,
+    ("reach.target_track", "Target Track…", "CURVE_BEZCIRCLE", {}),
 )
 
 #: Switches of the active armature's Reach settings drawn at the top: setting, label.

@@ -127,7 +127,9 @@ def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: Reach
     if item.effector == "OFFSET":
         box.prop(item, "offset")
     box.prop(item, "goal_type")
-    box.prop(item, "target")
+    row = box.row(align=True)
+    row.prop(item, "target")
+    row.operator("reach.target_track", text="", icon="CURVE_BEZCIRCLE")
     if item.target is not None and item.target.type == "ARMATURE":
         box.prop_search(item, "target_bone", item.target.data, "bones")
         if item.target_bone:
