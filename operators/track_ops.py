@@ -88,6 +88,20 @@ class REACH_OT_target_track(bpy.types.Operator):
     ) -> set[OperatorReturnItems]:
         return context.window_manager.invoke_props_dialog(self)
 
+    def draw(self, context: bpy.types.Context) -> None:
+        """The dialog and the Adjust Last Operation panel: only the options that apply."""
+        layout = self.layout
+        layout.use_property_split = True
+        for name in ("shape", "size", "turns", "plane", "center_from"):
+            layout.prop(self, name)
+        if self.center_from == "VALUE":
+            layout.prop(self, "center")
+        layout.prop(self, "use_scene_range")
+        if not self.use_scene_range:
+            layout.prop(self, "frame_start")
+            layout.prop(self, "frame_end")
+        layout.prop_search(self, "target", context.scene, "objects")
+
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         return common.run(self, lambda: self._key(context))
 

@@ -65,7 +65,15 @@ def chosen_object(
             "armature whose active Reach constraint has a target"
         )
     if obj.library is not None:
-        raise TrackError(f"object '{obj.name}' is linked from another file: its keys would be lost")
+        raise TrackError(
+            f"object '{obj.name}' is linked from '{obj.library.filepath}' without a library "
+            "override, so its keys would be lost on reload: make a library override first"
+        )
+    if obj.override_library is not None and obj.override_library.is_system_override:
+        raise TrackError(
+            f"object '{obj.name}' is a system library override, which Blender keeps locked: "
+            "make it editable first (Outliner > Library Override > Make Editable)"
+        )
     return obj
 
 

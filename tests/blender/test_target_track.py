@@ -5,13 +5,14 @@ the keys back, bad input is reported with the object's name, and a Reach chain f
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import bpy
 import numpy as np
 import pytest
 
-from tests.blender.conftest import run_op, world_bone_tail
-from tests.blender.panel_draw import draw_panels
+from tests.blender.conftest import load_empty_file, run_op, world_bone_tail
+from tests.blender.panel_draw import Recorder, draw_panels
 from tests.blender.reach_scenes import (
     activate,
     add_constraint,
@@ -188,6 +189,23 @@ def test_the_panel_offers_it_next_to_the_constraints_target(
     assert log[at + 1] == ("operator", "reach.target_track")
 
 
+def test_the_dialog_shows_the_options_that_apply(
+    clean_scene: bpy.types.Scene, extension: object
+) -> None:
+    operator = extension.operators.track_ops.REACH_OT_target_track  # type: ignore[attr-defined]
+    rna = bpy.ops.reach.target_track.get_rna_type()
+
+    def drawn(**values: object) -> list[str]:
+        log: list = []
+        operator.draw(SimpleNamespace(layout=Recorder(log), bl_rna=rna, **values), bpy.context)
+        return [name for _kind, name in log]
+
+    always = ["shape", "size", "turns", "plane", "center_from", "use_scene_range", "target"]
+    assert drawn(center_from="OBJECT", use_scene_range=True) == always
+    frames = ["use_scene_range", "frame_start", "frame_end", "target"]
+    assert drawn(center_from="VALUE", use_scene_range=False) == [*always[:5], "center", *frames]
+
+
 def test_a_reach_chain_follows_the_track(clean_scene: bpy.types.Scene) -> None:
     """A 3-bone chain (reach 3) whose tip follows a circle of radius 0.5 around (1, 0, 1.5) in
     XZ (at most 2.1 from the root): a short bake puts the tip on the empty at every frame."""
@@ -243,3 +261,18 @@ def test_no_object_or_no_usable_target_is_reported(clean_scene: bpy.types.Scene)
     with pytest.raises(RuntimeError, match="Reach constraint 'b2 Position' of 'Chain' has no"):
         bpy.ops.reach.target_track()
     assert not fcurves(chain) and not fcurves(target)
+
+
+def test_a_linked_target_is_refused(clean_scene: bpy.types.Scene, tmp_path: object) -> None:
+    """Keys on an object linked from a library without an override would be lost on reload."""
+    from tests.blender.test_linked import RIG, TARGET, link_library, write_library
+
+    path = tmp_path / "character.blend"  # type: ignore[operator]
+    write_library(path)
+    load_empty_file()
+    link_library(path)
+    for active in (TARGET, RIG):  # the target itself, or the rig whose constraint targets it
+        activate(bpy.data.objects[active])
+        with pytest.raises(RuntimeError, match=rf"object '{TARGET}' is linked from .*character"):
+            bpy.ops.reach.target_track()
+    assert not bpy.data.actions
