@@ -37,8 +37,9 @@ def chosen_object(
     """The object Target Track animates (see the module docstring).
 
     Raises:
-        TrackError: no object, an armature without a usable active constraint target, a
-            bone target, or a linked object (its keys would be lost on reload).
+        TrackError: no object, an armature without a usable active constraint target (none,
+            a bone, the armature itself), or a linked object (its keys would be lost on
+            reload). To move an armature object itself, name it.
     """
     obj = named
     if obj is None and active is not None and active.type == "ARMATURE":
@@ -55,6 +56,11 @@ def chosen_object(
             raise TrackError(
                 f"the target of Reach constraint '{item.name}' is bone '{item.target_bone}' "
                 f"of '{item.target.name}': Target Track moves an object; target an empty"
+            )
+        if item.target == active:
+            raise TrackError(
+                f"the target of Reach constraint '{item.name}' is armature '{active.name}' "
+                "itself: Target Track would move the whole rig; target an empty"
             )
         obj = item.target
     if obj is None:
@@ -154,6 +160,7 @@ def key_track(
     x, y, z = (float(c) for c in center)
     return (
         f"'{obj.name}' keyed on a {_LABELS[shape].lower()} of size {size:g} around "
-        f"({x:.3g}, {y:.3g}, {z:.3g}), {turns:g} turn(s) over frames {start}..{end} "
+        f"({x:.3g}, {y:.3g}, {z:.3g}), {turns:g} {'cycle' if shape == 'LINE' else 'turn'}(s) "
+        f"over frames {start}..{end} "
         f"({written} location keys)"
     )

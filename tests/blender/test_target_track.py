@@ -260,6 +260,12 @@ def test_no_object_or_no_usable_target_is_reported(clean_scene: bpy.types.Scene)
     item.target = None  # type: ignore[attr-defined]
     with pytest.raises(RuntimeError, match="Reach constraint 'b2 Position' of 'Chain' has no"):
         bpy.ops.reach.target_track()
+    item.target = chain  # type: ignore[attr-defined]
+    with pytest.raises(RuntimeError, match="is armature 'Chain' itself"):
+        bpy.ops.reach.target_track()
+    item.target_bone = "b0"  # type: ignore[attr-defined]
+    with pytest.raises(RuntimeError, match="is bone 'b0' of 'Chain': Target Track moves an obj"):
+        bpy.ops.reach.target_track()
     assert not fcurves(chain) and not fcurves(target)
 
 
