@@ -322,7 +322,7 @@ def _effector_direction(term: TermValue, u: np.ndarray) -> np.ndarray | None:
 
 
 @dataclass(frozen=True)
-class _Rows:
+class ConstraintRows:
     """One constraint's weighted rows in the stacked Jacobian."""
 
     name: str
@@ -331,7 +331,9 @@ class _Rows:
     rows: np.ndarray  # (r, dof) sqrt(weight) basis^T J
 
 
-def _weakest_effector(rows: list[_Rows], weak: np.ndarray) -> tuple[str | None, np.ndarray | None]:
+def _weakest_effector(
+    rows: list[ConstraintRows], weak: np.ndarray
+) -> tuple[str | None, np.ndarray | None]:
     """The constraint with the largest share of the stacked left singular vector ``weak``
     (sum of r), and the world direction its effector point barely moves along."""
     start, best, best_share = 0, None, 0.0
@@ -346,23 +348,30 @@ def _weakest_effector(rows: list[_Rows], weak: np.ndarray) -> tuple[str | None, 
     return best[0].name, _effector_direction(best[0].term, best[1])
 
 
-def measure_conditioning(jacobians: PoseJacobians) -> Conditioning:
-    """The conditioning read-out of a solved pose (see the module for what is measured).
+@dataclass(frozen=True)
+class TaskRows:
+    """The Jacobians of a pose in the coordinates the solve moves, in task bases.
 
-    Args:
-        jacobians: what the solve kept of its final evaluation.
+    Attributes:
+        dof: coordinates the solve moves, less independent equality rows.
+        moves: (n_variables, dof) orthonormal motions the equalities allow, or None when
+            there are no equalities (every variable moves freely).
+        entries: per enabled constraint, its own (unweighted) Jacobian's read-out.
+        stacked: per constraint of weight > 0, in order, its weighted task rows (r, dof).
     """
-    n_coords = len(jacobians.coordinate_names)
+
+    dof: int
+    moves: np.ndarray | None
+    entries: tuple[JacobianConditioning, ...]
+    stacked: tuple[ConstraintRows, ...]
+
+
+def task_rows(jacobians: PoseJacobians) -> TaskRows:
+    """Each enabled constraint's Jacobian in its task basis, over the motions the solve makes
+    (see the module for rows, columns and weighting)."""
     inverse_scale = 1.0 / jacobians.scale
     moves = _null_basis(jacobians.equalities * inverse_scale, len(jacobians.variables))
     dof = len(jacobians.variables) if moves is None else moves.shape[1]
-
-    def in_coordinates(v: np.ndarray) -> np.ndarray:
-        """(n_coords, ...) of a motion (dof, ...) within the equalities."""
-        out = np.zeros((n_coords, *v.shape[1:]))
-        out[jacobians.variables] = v if moves is None else moves @ v
-        return out
-
     entries = []
     stacked_rows = []
     for name, term in zip(jacobians.names, jacobians.terms, strict=True):
@@ -373,7 +382,26 @@ def measure_conditioning(jacobians: PoseJacobians) -> Conditioning:
         task = basis.T @ jacobian
         entries.append(_readout(name, task, basis.shape[1]))
         if term.weight > 0.0:
-            stacked_rows.append(_Rows(name, term, basis, math.sqrt(term.weight) * task))
+            stacked_rows.append(ConstraintRows(name, term, basis, math.sqrt(term.weight) * task))
+    return TaskRows(dof, moves, tuple(entries), tuple(stacked_rows))
+
+
+def measure_conditioning(jacobians: PoseJacobians) -> Conditioning:
+    """The conditioning read-out of a solved pose (see the module for what is measured).
+
+    Args:
+        jacobians: what the solve kept of its final evaluation.
+    """
+    n_coords = len(jacobians.coordinate_names)
+    rows = task_rows(jacobians)
+    moves, dof, entries, stacked_rows = rows.moves, rows.dof, rows.entries, list(rows.stacked)
+
+    def in_coordinates(v: np.ndarray) -> np.ndarray:
+        """(n_coords, ...) of a motion (dof, ...) within the equalities."""
+        out = np.zeros((n_coords, *v.shape[1:]))
+        out[jacobians.variables] = v if moves is None else moves @ v
+        return out
+
     task = np.vstack([r.rows for r in stacked_rows]) if stacked_rows else np.zeros((0, dof))
     stacked = _readout("stacked", task, task.shape[0])
     weakest_motion, joints, constraint, direction = None, (), None, None

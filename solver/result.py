@@ -8,6 +8,7 @@ from functools import cached_property
 import numpy as np
 
 from .conditioning import Conditioning, PoseJacobians, measure_conditioning
+from .determinacy import Determinacy, measure_determinacy
 from .errors import InvalidInputError
 from .optimizer import MESSAGES, Status
 
@@ -78,7 +79,8 @@ class IKResult:
             active at ``x``.
         time: wall time of the solve in seconds.
         pose_jacobians: the constraint Jacobians of the final evaluation, kept for
-            :attr:`conditioning` (computed from them on first access only).
+            :attr:`conditioning` and :attr:`determinacy` (computed from them on first
+            access only).
     """
 
     x: np.ndarray
@@ -109,6 +111,19 @@ class IKResult:
         if self.pose_jacobians is None:
             raise InvalidInputError("this result was built without pose_jacobians")
         return measure_conditioning(self.pose_jacobians)
+
+    @cached_property
+    def determinacy(self) -> Determinacy:
+        """Degrees of freedom, independent equations, under-/exactly/over-constrained, the
+        redundant or conflicting constraints and the free motions at :attr:`x`
+        (:mod:`solver.determinacy`), computed on first access and kept.
+
+        Raises:
+            InvalidInputError: the result was built without its ``pose_jacobians``.
+        """
+        if self.pose_jacobians is None:
+            raise InvalidInputError("this result was built without pose_jacobians")
+        return measure_determinacy(self.pose_jacobians, self.conditioning, self.unmet)
 
     @property
     def unmet(self) -> tuple[str, ...]:
