@@ -281,6 +281,8 @@ def draw_report(layout: bpy.types.UILayout, report: FrameReport) -> None:
         f"{report.seconds * 1000.0:.1f} ms{passes}"
     )
     _draw_conditioning(layout, report.conditioning)
+    if report.determinacy is not None:  # computed when first drawn
+        layout.label(text=report.determinacy.line)
     col = layout.column(align=True)
     for outcome in report.constraints:
         m = outcome.measured

@@ -38,19 +38,27 @@ def coordinate_bones(solved: Iterable[SolvedBone]) -> dict[str, str]:
     return bones
 
 
-def weakest_bones(conditioning: Conditioning, bones: dict[str, str]) -> tuple[str, ...]:
-    """The bones with the largest shares of the weakest motion (the fewest reaching half of
-    it, at most three; a bone's share sums its coordinates'), or () when there is none."""
-    motion = conditioning.weakest_motion
-    if motion is None:
-        return ()
+def motion_bones(
+    names: tuple[str, ...], motion: np.ndarray, bones: dict[str, str]
+) -> tuple[str, ...]:
+    """The bones with the largest shares of a coordinate motion (n_coords,) over ``names``
+    (the fewest reaching half of it, at most three; a bone's share sums its coordinates')."""
     shares: dict[str, float] = {}
-    for name, value in zip(conditioning.coordinate_names, motion, strict=True):
+    for name, value in zip(names, motion, strict=True):
         bone = bones.get(name)
         if bone is not None:
             shares[bone] = shares.get(bone, 0.0) + float(value) ** 2
-    names = tuple(shares)
-    return weakest_named(names, np.sqrt(np.array([shares[n] for n in names])))
+    keys = tuple(shares)
+    return weakest_named(keys, np.sqrt(np.array([shares[k] for k in keys])))
+
+
+def weakest_bones(conditioning: Conditioning, bones: dict[str, str]) -> tuple[str, ...]:
+    """The bones with the largest shares of the weakest motion (:func:`motion_bones`), or ()
+    when there is none."""
+    motion = conditioning.weakest_motion
+    if motion is None:
+        return ()
+    return motion_bones(conditioning.coordinate_names, motion, bones)
 
 
 def conditioning_line(

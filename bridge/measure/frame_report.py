@@ -14,6 +14,7 @@ from .residuals import MeasuredResidual
 
 if TYPE_CHECKING:
     from .conditioning_readout import ConditioningReadout
+    from .determinacy_readout import DeterminacyReadout
 
 STATUS_REACHED = "All goals reached (measured on Blender's pose)"
 STATUS_LIMITED = "Closest reachable pose: joint limits / other goals stop it"
@@ -76,6 +77,8 @@ class FrameReport:
         conditioning: the conditioning of the written pose, computed when first read (the
             panel draws it; :meth:`text` leaves it out, so a Solve pays nothing for it
             unless the panel is shown), or None.
+        determinacy: the determinacy of the written pose, computed when first read (the
+            panel draws it, like ``conditioning``), or None.
     """
 
     status: str
@@ -90,6 +93,7 @@ class FrameReport:
     notes: tuple[str, ...] = field(default_factory=tuple)
     method: str = ""
     conditioning: ConditioningReadout | None = field(default=None, repr=False)
+    determinacy: DeterminacyReadout | None = field(default=None, repr=False)
 
     def text(self) -> str:
         """The operator report: a summary line, then one line per constraint and note."""

@@ -23,6 +23,7 @@ from ... import solver
 from ..blender import busy_armatures
 from ..blender.model_space import model_space
 from ..measure.conditioning_readout import ConditioningReadout
+from ..measure.determinacy_readout import DeterminacyReadout
 from ..measure.diagnose import explain
 from ..measure.frame_report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
 from ..measure.playback_overrides import builtin_ik
@@ -360,4 +361,5 @@ class FrameSolve:
             notes=tuple(notes),
             method=self.options.method_name,
             conditioning=ConditioningReadout(result, tuple(rig.solved.values())),
+            determinacy=DeterminacyReadout(result, tuple(rig.solved.values())),
         )
