@@ -133,8 +133,14 @@ def test_ik_starts_from_the_seed_pose_and_leaves_it_unchanged(empty_file, ik_sol
         np.testing.assert_allclose(eulers, seed, atol=1e-7)  # the seed is not overwritten
         peer.solve(other)  # a different solve in between leaves no trace:
         peer.set_pose(np.array(seed))
-        again = peer.solve(target)[2]
-        np.testing.assert_allclose(again, angles, atol=1e-9)  # same seed, same pose
+        tip_again, _, again, _ = peer.solve(target)
+        if ik_solver == "LEGACY":
+            np.testing.assert_allclose(again, angles, atol=1e-9)  # same seed, same pose
+        else:
+            # iTaSC is not repeatable: from the same seed it returns another of the chain's
+            # solutions in about 0.5 % of solves (bpy 5.0.1: 2 of 400 seed pairs; 5 of 600
+            # with its solver data dropped before every solve), so only the goal is checked.
+            assert np.linalg.norm(tip_again - target) < 1e-3
     assert np.abs(solutions["up"] - solutions["down"]).max() > 0.1
 
 
