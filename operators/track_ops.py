@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import bpy
-import numpy as np
 from bpy.props import (
     BoolProperty,
     EnumProperty,
@@ -20,7 +19,7 @@ from bpy.props import (
 )
 
 from ..bridge.edit import target_track
-from ..bridge.edit.track_paths import PLANE_AXES, SHAPES, TrackError
+from ..bridge.edit.track_paths import SHAPES, TrackError
 from . import common
 
 if TYPE_CHECKING:
@@ -37,21 +36,6 @@ CENTERS = (
     ("CURSOR", "3D Cursor", "The 3D cursor"),
     ("VALUE", "Value", "The Center option"),
 )
-
-
-def _view_axes(context: bpy.types.Context) -> tuple[np.ndarray, np.ndarray]:
-    """The right and up directions (world, (3,) each) of the context's 3D view, else of the
-    screen's first 3D view; TrackError if there is none."""
-    region = getattr(context, "region_data", None)
-    if region is None and context.screen is not None:
-        for area in context.screen.areas:
-            if area.type == "VIEW_3D":
-                region = getattr(area.spaces.active, "region_3d", None)  # a SpaceView3D
-                break
-    if region is None:
-        raise TrackError("plane 'VIEW' needs a 3D viewport: choose XY, XZ or YZ")
-    rotation = np.array(region.view_rotation.to_matrix(), dtype=float)
-    return rotation[:, 0], rotation[:, 1]
 
 
 class REACH_OT_target_track(bpy.types.Operator):
@@ -117,17 +101,8 @@ class REACH_OT_target_track(bpy.types.Operator):
             frame_range = (scene.frame_start, scene.frame_end)
         else:
             frame_range = (self.frame_start, self.frame_end)
-        if self.center_from == "OBJECT":
-            center = np.array(obj.matrix_world.translation, dtype=float)
-        elif self.center_from == "CURSOR":
-            center = np.array(scene.cursor.location, dtype=float)
-        else:
-            center = np.array(self.center, dtype=float)
-        if self.plane == "VIEW":
-            axes = _view_axes(context)
-        else:
-            u, v = PLANE_AXES[self.plane]
-            axes = (np.array(u), np.array(v))
+        center = target_track.track_center(obj, scene, self.center_from, self.center)
+        axes = target_track.plane_axes(context, self.plane)
         return target_track.key_track(
             obj, self.shape, frame_range, self.size, self.turns, center, axes
         )

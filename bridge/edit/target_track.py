@@ -19,7 +19,7 @@ import numpy as np
 from ...props.access import settings_of
 from ..blender import compat
 from ..write.keys import read_points, write_keys, write_points
-from .track_paths import SHAPES, TrackError, track_points
+from .track_paths import PLANE_AXES, SHAPES, TrackError, track_points
 
 if TYPE_CHECKING:
     import bpy
@@ -125,6 +125,42 @@ def _set_slopes(obj: bpy.types.Object, index: int, frames: np.ndarray, slopes: n
         handles[2 * rows + 1] = values + side * slopes
         write_points(points, prop, handles)
     fcurve.update()
+
+
+def _view_axes(context: bpy.types.Context) -> tuple[np.ndarray, np.ndarray]:
+    """The right and up directions (world, (3,) each) of the context's 3D view, else of the
+    screen's first 3D view; TrackError if there is none."""
+    region = getattr(context, "region_data", None)
+    if region is None and context.screen is not None:
+        for area in context.screen.areas:
+            if area.type == "VIEW_3D":
+                region = getattr(area.spaces.active, "region_3d", None)  # a SpaceView3D
+                break
+    if region is None:
+        raise TrackError("plane 'VIEW' needs a 3D viewport: choose XY, XZ or YZ")
+    rotation = np.array(region.view_rotation.to_matrix(), dtype=float)
+    return rotation[:, 0], rotation[:, 1]
+
+
+def plane_axes(context: bpy.types.Context, plane: str) -> tuple[np.ndarray, np.ndarray]:
+    """The two world directions (3,) each spanning ``plane`` ('XY', 'XZ', 'YZ' or 'VIEW': the
+    context's 3D view)."""
+    if plane == "VIEW":
+        return _view_axes(context)
+    u, v = PLANE_AXES[plane]
+    return np.array(u), np.array(v)
+
+
+def track_center(
+    obj: bpy.types.Object, scene: bpy.types.Scene, center_from: str, value: object
+) -> np.ndarray:
+    """The path's centre (3,) in world: the object's location ('OBJECT'), the 3D cursor
+    ('CURSOR') or ``value`` ('VALUE')."""
+    if center_from == "OBJECT":
+        return np.array(obj.matrix_world.translation, dtype=float)
+    if center_from == "CURSOR":
+        return np.array(scene.cursor.location, dtype=float)
+    return np.array(value, dtype=float)
 
 
 def key_track(
