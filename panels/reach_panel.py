@@ -237,6 +237,7 @@ class REACH_PT_bone(_ReachPanel):
             col.prop(pb, "ik_stiffness_y", text="Y")
             col.prop(pb, "ik_stiffness_z", text="Z")
         layout.prop(rigidity, "hold_lock_rotation")
+        layout.prop(rigidity, "driven")
 
 
 class REACH_PT_result(_ReachPanel):
