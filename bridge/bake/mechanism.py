@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..measure.frame_report import residual_text
 from ..rig.joints import is_driven
 
 if TYPE_CHECKING:
@@ -167,7 +168,8 @@ class MechanismSummary:
             )
         for held in self.held[:10]:
             misses = "; ".join(
-                f"'{name}' {_miss(distance, angle)}" for name, distance, angle in held.residuals
+                f"'{name}' {residual_text(distance, angle)}"
+                for name, distance, angle in held.residuals
             )
             out.append(
                 f"  frame {held.frame}: the loop cannot close ({misses} at best); "
@@ -176,13 +178,3 @@ class MechanismSummary:
         if len(self.held) > 10:
             out.append(f"  ... and {len(self.held) - 10} more frame(s) held")
         return out
-
-
-def _miss(distance: float | None, angle: float | None) -> str:
-    """A residual in words: "0.12 units", "3.1 deg" or both."""
-    parts = []
-    if distance is not None:
-        parts.append(f"{distance:.3g} units")
-    if angle is not None:
-        parts.append(f"{angle:.3g} deg")
-    return ", ".join(parts) or "missed"

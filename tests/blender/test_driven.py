@@ -9,10 +9,13 @@ moves the whole chain. The solve can only move ``b0`` and ``b2`` around ``b1``'s
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import bpy
 import numpy as np
 
 from tests.blender.conftest import run_op, world_bone_tail
+from tests.blender.panel_draw import draw_panels
 from tests.blender.reach_scenes import (
     activate,
     add_constraint,
@@ -83,3 +86,11 @@ def test_a_solve_leaves_a_driven_bone_at_its_animated_value(
     assert np.allclose(obj.pose.bones["b1"].rotation_euler, (_crank_angle(5), 0.0, 0.0))
     assert np.linalg.norm(world_bone_tail(obj, "b2") - np.array(TARGET)) < TIP
     assert last_report(obj).dof == 6  # b0 and b2 (three rotations each), not b1
+
+
+def test_the_active_bone_panel_draws_the_driven_switch(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    obj = _scene()
+    obj.data.bones.active = obj.data.bones["b1"]
+    assert ("prop", "driven") in draw_panels(extension)
