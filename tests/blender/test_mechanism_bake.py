@@ -8,6 +8,7 @@ names the frames with their residuals.
 from __future__ import annotations
 
 import math
+from types import ModuleType
 
 import bpy
 import numpy as np
@@ -15,6 +16,7 @@ import pytest
 
 from examples import four_bar
 from tests.blender.conftest import run_op
+from tests.blender.panel_draw import draw_panels
 from tests.blender.reach_scenes import fcurves, last_report
 
 #: A non-Grashof linkage (crank, coupler, rocker, base): 1.5 + 3 > 2 + 2, so the crank turns
@@ -62,7 +64,7 @@ def test_a_crank_jumping_90_degrees_keeps_its_branch_through_sub_steps() -> None
 
 
 @pytest.mark.usefixtures("clean_scene")
-def test_a_crank_past_its_dead_point_holds_the_last_closed_pose() -> None:
+def test_a_crank_past_its_dead_point_holds_the_last_closed_pose(extension: ModuleType) -> None:
     # The crank turns 3 degrees a frame from 30 degrees: frame 19 is at 84 (closed), frame 20
     # at 87, past the dead point at 86.42, and so on to 120 at frame 31.
     rig = four_bar.build_four_bar(
@@ -84,6 +86,8 @@ def test_a_crank_past_its_dead_point_holds_the_last_closed_pose() -> None:
         assert distance == pytest.approx(gap, rel=1e-3), h
         assert f"frame {h.frame}: the loop cannot close" in report.text() or h.frame > 29
     assert "the pose of frame 19 is held" in report.text()
+    labels = [text for kind, text in draw_panels(extension) if kind == "label"]
+    assert any(text.startswith("frame 20: the loop cannot close") for text in labels), labels
     for channel, (frames, values) in _keys(rig).items():
         assert frames.tolist() == list(range(1, 32)), channel
         assert np.all(values[19:] == values[18]), channel  # frames 20..31 keep frame 19's key
