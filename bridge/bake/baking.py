@@ -34,7 +34,6 @@ Nothing is written. The exception is re-raised as :class:`BakeError` naming the 
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -57,7 +56,7 @@ from ..solve.unevaluated import FollowedTargets, check_armature
 from ..write import keys
 from ..write.saved_state import SceneState
 from .join import KeyedSpan
-from .mechanism import DrivenInputs, HeldFrame, HeldPose, MechanismSummary
+from .mechanism import Mechanism
 from .report import BakeError, BakeReport, describe
 from .smooth import SmoothBound
 from .start import MotionStart
@@ -206,12 +205,10 @@ class BakeJob:
             self.state.mute(builtin_ik(self.rig))
             self.previous: dict[str, np.ndarray] | None = start_from_rest(self.rig)
             self.span = KeyedSpan.around(obj, self.channels, self.frames, target)
-            self.inputs = DrivenInputs(self.rig)  # a mechanism's inputs (.mechanism)
-            self.inputs.record(self.rig)
+            tolerance = distance_tolerance(settings, self.rig.length)
+            self.mechanism = Mechanism(self.rig, self.solver, tolerance, settings.angle_tolerance)
         except Exception as exc:
             self._fail(exc, f" stopped at frame {self.frames[0]}", self.frames[0])
-        self.mechanism = MechanismSummary()
-        self.closed_pose: tuple[int, HeldPose] | None = None  # the last frame whose loop closed
         self.values = np.zeros((len(self.channels), len(self.frames)))
         self.rows: np.ndarray | None = None  # of self.channels in keys.flat_channels
 
@@ -268,8 +265,12 @@ class BakeJob:
                 self.previous = None  # Euler / quaternion continuity with those keys
         elif self.index > 0:
             rig.read_pose(solved_too=False)
-        stepped = not (keyed or smooth) and self.index > 0 and self._substeps(frame)
-        self.inputs.record(rig)
+        stepped = (  # a Driven input jumped: sub-steps (.mechanism)
+            not (keyed or smooth)
+            and self.index > 0
+            and self.mechanism.substeps(self.scene, self.frames[self.index - 1], frame)
+        )
+        self.mechanism.record()
         if keyed or self.index > 0:
             rig.push_rest()
             rig.update_targets()
@@ -290,7 +291,7 @@ class BakeJob:
         if self.smooth is not None:
             self.smooth.record(self.index, frame, start, result)
         self.starts.record(plain, result.x, self.index > 0 and result.success)
-        self._apply(frame, result)
+        self.mechanism.apply(frame, result)  # or the last closed pose, held (.mechanism)
         channels = rig.channels(self.previous)
         self.previous = {name: bone.rotation for name, bone in channels.items()}
         if self.rows is None:  # the same layout every frame: same bones, same rotation modes
@@ -305,67 +306,6 @@ class BakeJob:
         self.iterations += result.nit
         self.solve_seconds += result.time
         self.last_result = result
-
-    def _substeps(self, frame: int) -> bool:
-        """Reach ``frame`` in sub-steps when a Driven input jumped since the last baked frame
-        (:mod:`.mechanism`): solve at sub-frames between them, each from the one before (a
-        sub-step whose loop cannot close keeps the pose before it), then read ``frame``'s
-        pose again. Returns whether it stepped."""
-        rig = self.rig
-        steps = self.inputs.steps(rig) if self.inputs.names else 1
-        if steps <= 1:
-            return False
-        before = self.frames[self.index - 1]
-        kept = HeldPose.capture(rig)
-        for step in range(1, steps):
-            moment = before + (frame - before) * step / steps
-            whole = math.floor(moment)
-            self.scene.frame_set(whole, subframe=moment - whole)
-            rig.read_pose(solved_too=False)
-            rig.push_rest()
-            rig.update_targets()
-            result = solve_refined(self.solver, rig.solved.values(), rig.initial())
-            self.iterations += result.nit
-            self.solve_seconds += result.time
-            if self._misses(result):
-                kept.restore(rig)
-                continue
-            rig.apply(result)
-            kept = HeldPose.capture(rig)
-        self.mechanism.substeps[frame] = steps - 1
-        self.scene.frame_set(frame)
-        rig.read_pose(solved_too=False)
-        return True
-
-    def _misses(
-        self, result: solver.IKResult
-    ) -> tuple[tuple[str, float | None, float | None], ...]:
-        """The constraints a mechanism's solve leaves open beyond the user's tolerances
-        (name, distance, angle); none for a rig without Driven bones."""
-        if not self.inputs.names:
-            return ()
-        tolerance = distance_tolerance(self.settings, self.rig.length)
-        return tuple(
-            (r.name, r.distance, r.angle)
-            for r in result.residuals
-            if not r.satisfied
-            and (
-                (r.distance or 0.0) > tolerance or (r.angle or 0.0) > self.settings.angle_tolerance
-            )
-        )
-
-    def _apply(self, frame: int, result: solver.IKResult) -> None:
-        """Move ``result`` into the rig's pose; where a mechanism's loop cannot close, hold the
-        last closed frame's pose instead and note the frame (:mod:`.mechanism`)."""
-        misses = self._misses(result)
-        if misses and self.closed_pose is not None:
-            held_from, pose = self.closed_pose
-            pose.restore(self.rig)
-            self.mechanism.held.append(HeldFrame(frame, held_from, misses))
-            return
-        self.rig.apply(result)
-        if self.inputs.names and not misses:
-            self.closed_pose = (frame, HeldPose.capture(self.rig))
 
     def _write(self) -> None:
         """Key every frame; unmute Blender's IK (playback state from here on)."""
@@ -435,8 +375,8 @@ class BakeJob:
             n_channels=len(self.channels),
             n_dof=len(self.rig.figure.coordinate_names),
             method=self.solver.options.method_name,
-            iterations=self.iterations,
-            solve_seconds=self.solve_seconds,
+            iterations=self.iterations + self.mechanism.iterations,
+            solve_seconds=self.solve_seconds + self.mechanism.seconds,
             seconds=time.perf_counter() - self.clock,
             notes=tuple(self.rig.notes) + tuple(self.followed.notes if self.followed else ()),
             overrides=tuple(self.overrides),
@@ -446,7 +386,7 @@ class BakeJob:
             smooth=None if self.smooth is None else self.smooth.summary(self.depsgraph is not None),
             conditioning=self._conditioning(),
             ignored=tuple(c.name for c in self.rig.constraints if c.weight == 0.0),
-            mechanism=self.mechanism if self.inputs.names else None,
+            mechanism=self.mechanism.summary if self.mechanism.active else None,
         )
 
     def _conditioning(self) -> ConditioningReadout | None:

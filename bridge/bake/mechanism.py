@@ -33,11 +33,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ... import solver
 from ..measure.frame_report import residual_text
 from ..rig.joints import is_driven
+from ..solve.swing_refine import solve_refined
 
 if TYPE_CHECKING:
+    from bpy.types import Scene
+
     from ..rig.build import Rig
+
+#: A constraint left open: (name, distance in scene units or None, angle in degrees or None).
+Miss = tuple[str, float | None, float | None]
 
 #: Largest turn (radians) of a Driven bone between two solved steps: 10 degrees. The four-bar
 #: demo (5 degrees per frame) needs none; its crank jumping 90 degrees between two keys flips
@@ -140,7 +147,7 @@ class HeldFrame:
 
     frame: int
     held_from: int
-    residuals: tuple[tuple[str, float | None, float | None], ...]
+    residuals: tuple[Miss, ...]
 
 
 @dataclass
@@ -178,3 +185,97 @@ class MechanismSummary:
         if len(self.held) > 10:
             out.append(f"  ... and {len(self.held) - 10} more frame(s) held")
         return out
+
+
+class Mechanism:
+    """A bake's branch keeping: sub-steps and held frames (see the module). Does nothing for a
+    rig without Driven bones (:attr:`active` False).
+
+    Args:
+        rig: the built rig, its pose at the bake's first frame.
+        ik: the bake's solver.
+        tolerance: distance (scene units) within which a loop counts as closed.
+        angle_tolerance: the same for angles (degrees).
+
+    Attributes:
+        summary: what it did, for the bake report.
+        iterations: solver iterations spent in sub-steps.
+        seconds: solver time spent in sub-steps.
+    """
+
+    def __init__(
+        self, rig: Rig, ik: solver.Solver, tolerance: float, angle_tolerance: float
+    ) -> None:
+        self.rig = rig
+        self.ik = ik
+        self.tolerance = tolerance
+        self.angle_tolerance = angle_tolerance
+        self.inputs = DrivenInputs(rig)
+        self.inputs.record(rig)
+        self.summary = MechanismSummary()
+        self.closed: tuple[int, HeldPose] | None = None  # the last frame whose loop closed
+        self.iterations = 0
+        self.seconds = 0.0
+
+    @property
+    def active(self) -> bool:
+        """Whether the rig has Driven bones."""
+        return bool(self.inputs.names)
+
+    def record(self) -> None:
+        """Remember the inputs of the frame just read (after ``read_pose``)."""
+        self.inputs.record(self.rig)
+
+    def substeps(self, scene: Scene, before: int, frame: int) -> bool:
+        """Reach ``frame`` from the baked frame ``before`` in sub-steps when a Driven input
+        jumped in between: solve at sub-frames, each from the one before (a sub-step whose loop
+        cannot close keeps the pose before it), then read ``frame``'s pose again. Call after
+        reading ``frame``'s pose. Returns whether it stepped."""
+        rig = self.rig
+        steps = self.inputs.steps(rig) if self.active else 1
+        if steps <= 1:
+            return False
+        kept = HeldPose.capture(rig)
+        for step in range(1, steps):
+            moment = before + (frame - before) * step / steps
+            whole = math.floor(moment)
+            scene.frame_set(whole, subframe=moment - whole)
+            rig.read_pose(solved_too=False)
+            rig.push_rest()
+            rig.update_targets()
+            result = solve_refined(self.ik, rig.solved.values(), rig.initial())
+            self.iterations += result.nit
+            self.seconds += result.time
+            if self.misses(result):
+                kept.restore(rig)
+                continue
+            rig.apply(result)
+            kept = HeldPose.capture(rig)
+        self.summary.substeps[frame] = steps - 1
+        scene.frame_set(frame)
+        rig.read_pose(solved_too=False)
+        return True
+
+    def misses(self, result: solver.IKResult) -> tuple[Miss, ...]:
+        """The constraints ``result`` leaves open beyond the tolerances; none when inactive."""
+        if not self.active:
+            return ()
+        return tuple(
+            (r.name, r.distance, r.angle)
+            for r in result.residuals
+            if not r.satisfied
+            and ((r.distance or 0.0) > self.tolerance or (r.angle or 0.0) > self.angle_tolerance)
+        )
+
+    def apply(self, frame: int, result: solver.IKResult) -> None:
+        """Move ``result`` into the rig's pose; where the loop cannot close, hold the last
+        closed frame's pose instead and note the frame."""
+        misses = self.misses(result)
+        if misses and self.closed is not None:
+            held_from, pose = self.closed
+            pose.restore(self.rig)
+            self.summary.held.append(HeldFrame(frame, held_from, misses))
+            return
+        self.rig.apply(result)
+        if self.active and not misses:
+            self.closed = (frame, HeldPose.capture(self.rig))
