@@ -17,6 +17,10 @@ reads (unsolved bones, targets) comes from the scene's animation evaluated at th
 baking the same shot twice, or after saving and reloading the file, writes identical keys: a
 re-bake does not start from the pose an earlier bake keyed.
 
+A rig with *Driven* bones (a mechanism) reaches a frame whose input jumped in sub-steps at
+sub-frames, and holds the last closed pose on a frame whose loop cannot close
+(:mod:`.mechanism`); both are functions of the shot too.
+
 A sub-range bake is the exception: when the solved channels are keyed outside the baked range,
 the range must join those keys, so its first frame, and every frame the keys span, starts from
 the pose the existing keys give there (:mod:`.join`). Such a bake is a function of the shot
