@@ -26,7 +26,7 @@ else
 DEMO_VENV := .venv-bpy$(BLENDER)
 endif
 
-.PHONY: test test-main test-flamenco test-bpy42 test-bpy45 test-bpy43 test-bpy44 demo zip tube bench bench-blender lint typecheck format clean
+.PHONY: test test-main test-flamenco test-bpy42 test-bpy45 test-bpy43 test-bpy44 demo four-bar zip tube bench bench-blender lint typecheck format clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +71,11 @@ test-bpy43 test-bpy44: test-bpy%: .venv-bpy%/.installed
 # (`make demo BLENDER=45` on Blender 4.5 LTS, and so on).
 demo: $(DEMO_VENV)/.installed
 	$(DEMO_VENV)/bin/python -m examples.blender_demo
+
+# Seed 003's four-bar linkage: a Driven crank turns once round, the loop closed by one Reach
+# constraint, baked headless; out/four_bar.blend and out/four_bar.png (`BLENDER=42` as for demo).
+four-bar: $(DEMO_VENV)/.installed
+	$(DEMO_VENV)/bin/python -m examples.four_bar
 
 # The extension zip for Blender's Install from Disk: dist/reach_ik-<version>.zip, built by
 # Blender's own builder from the bpy wheel (no Blender install needed).

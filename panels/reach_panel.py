@@ -237,6 +237,7 @@ class REACH_PT_bone(_ReachPanel):
             col.prop(pb, "ik_stiffness_y", text="Y")
             col.prop(pb, "ik_stiffness_z", text="Z")
         layout.prop(rigidity, "hold_lock_rotation")
+        layout.prop(rigidity, "driven")
 
 
 class REACH_PT_result(_ReachPanel):
@@ -317,6 +318,9 @@ def draw_bake_report(layout: bpy.types.UILayout, report: BakeReport) -> None:
             f"({report.smooth.change:g} degrees per frame)",
             icon="INFO",
         )
+    if report.mechanism is not None:  # sub-steps taken, frames whose loop could not close
+        for line in report.mechanism.lines():
+            col.label(text=line.strip(), icon="INFO")
     for line in (*report.overrides, *report.notes):
         col.label(text=line, icon="INFO")
 

@@ -138,6 +138,15 @@ class ReachBoneSettings(bpy.types.PropertyGroup):
         ),
         default=True,
     )
+    driven: BoolProperty(
+        override=OVERRIDABLE,
+        name="Driven",
+        description=(
+            "This bone's channels are inputs (a crank angle, a piston length): read from its "
+            "animation every frame, never solved or keyed; the chains through it move around it"
+        ),
+        default=False,
+    )
 
 
 class ReachConstraint(bpy.types.PropertyGroup):

@@ -80,6 +80,7 @@ class StubBoneSettings:
     use_rigidity: bool = False
     rigidity: tuple[float, float, float] = (0.0, 0.0, 0.0)
     hold_lock_rotation: bool = True
+    driven: bool = False
 
 
 @dataclass

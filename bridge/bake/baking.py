@@ -17,6 +17,10 @@ reads (unsolved bones, targets) comes from the scene's animation evaluated at th
 baking the same shot twice, or after saving and reloading the file, writes identical keys: a
 re-bake does not start from the pose an earlier bake keyed.
 
+A rig with *Driven* bones (a mechanism) reaches a frame whose input jumped in sub-steps at
+sub-frames, and holds the last closed pose on a frame whose loop cannot close
+(:mod:`.mechanism`); both are functions of the shot too.
+
 A sub-range bake is the exception: when the solved channels are keyed outside the baked range,
 the range must join those keys, so its first frame, and every frame the keys span, starts from
 the pose the existing keys give there (:mod:`.join`). Such a bake is a function of the shot
@@ -56,6 +60,7 @@ from ..solve.unevaluated import FollowedTargets, check_armature
 from ..write import keys
 from ..write.saved_state import SceneState
 from .join import KeyedSpan
+from .mechanism import Mechanism
 from .report import BakeError, BakeReport, describe
 from .smooth import SmoothBound
 from .start import MotionStart
@@ -204,6 +209,8 @@ class BakeJob:
             self.state.mute(builtin_ik(self.rig))
             self.previous: dict[str, np.ndarray] | None = start_from_rest(self.rig)
             self.span = KeyedSpan.around(obj, self.channels, self.frames, target)
+            tolerance = distance_tolerance(settings, self.rig.length)
+            self.mechanism = Mechanism(self.rig, self.solver, tolerance, settings.angle_tolerance)
         except Exception as exc:
             self._fail(exc, f" stopped at frame {self.frames[0]}", self.frames[0])
         self.values = np.zeros((len(self.channels), len(self.frames)))
@@ -262,6 +269,12 @@ class BakeJob:
                 self.previous = None  # Euler / quaternion continuity with those keys
         elif self.index > 0:
             rig.read_pose(solved_too=False)
+        stepped = (  # a Driven input jumped: sub-steps (.mechanism)
+            not (keyed or smooth)
+            and self.index > 0
+            and self.mechanism.substeps(self.scene, self.frames[self.index - 1], frame)
+        )
+        self.mechanism.record()
         if keyed or self.index > 0:
             rig.push_rest()
             rig.update_targets()
@@ -274,13 +287,15 @@ class BakeJob:
             options = options.replace(max_change=self.smooth.max_change(self.index))
         elif keyed:  # the pose the keys give, as it is
             start = plain
+        elif stepped:  # the last sub-step's pose, near this frame's answer
+            start = plain
         else:
             start = self.starts.start(plain)  # the last motion continued
         result = solve_refined(self.solver, rig.solved.values(), start, options)
         if self.smooth is not None:
             self.smooth.record(self.index, frame, start, result)
         self.starts.record(plain, result.x, self.index > 0 and result.success)
-        rig.apply(result)
+        self.mechanism.apply(frame, result)  # or the last closed pose, held (.mechanism)
         channels = rig.channels(self.previous)
         self.previous = {name: bone.rotation for name, bone in channels.items()}
         if self.rows is None:  # the same layout every frame: same bones, same rotation modes
@@ -364,8 +379,8 @@ class BakeJob:
             n_channels=len(self.channels),
             n_dof=len(self.rig.figure.coordinate_names),
             method=self.solver.options.method_name,
-            iterations=self.iterations,
-            solve_seconds=self.solve_seconds,
+            iterations=self.iterations + self.mechanism.iterations,
+            solve_seconds=self.solve_seconds + self.mechanism.seconds,
             seconds=time.perf_counter() - self.clock,
             notes=tuple(self.rig.notes) + tuple(self.followed.notes if self.followed else ()),
             overrides=tuple(self.overrides),
@@ -375,6 +390,7 @@ class BakeJob:
             smooth=None if self.smooth is None else self.smooth.summary(self.depsgraph is not None),
             conditioning=self._conditioning(),
             ignored=tuple(c.name for c in self.rig.constraints if c.weight == 0.0),
+            mechanism=self.mechanism.summary if self.mechanism.active else None,
         )
 
     def _conditioning(self) -> ConditioningReadout | None:

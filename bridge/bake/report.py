@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from ... import solver
 from ..errors import RigError
 from ..measure.frame_report import IGNORED, method_text, residual_text
+from .mechanism import MechanismSummary
 from .smooth import SmoothSummary
 from .worst import Worst
 
@@ -63,6 +64,8 @@ class BakeReport:
             when first read (the panel draws it), or None.
         ignored: the constraints of weight 0 (left out of the solve: neither satisfied nor
             unreached, and not counted by :attr:`satisfied`).
+        mechanism: a rig with Driven bones: the sub-steps taken and the frames whose loop
+            could not close (:mod:`.mechanism`); None for any other rig.
     """
 
     frames: tuple[int, ...]
@@ -85,6 +88,7 @@ class BakeReport:
     smooth: SmoothSummary | None = None
     conditioning: ConditioningReadout | None = field(default=None, repr=False)
     ignored: tuple[str, ...] = ()
+    mechanism: MechanismSummary | None = None
 
     @property
     def satisfied(self) -> bool:
@@ -135,5 +139,6 @@ class BakeReport:
             *(f"  playback: {line}" for line in self.overrides),
             *self._time_limit_lines(),
             *(self.smooth.lines() if self.smooth is not None else ()),
+            *(self.mechanism.lines() if self.mechanism is not None else ()),
             *(f"  note: {note}" for note in self.notes),
         ])  # fmt: skip

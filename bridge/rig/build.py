@@ -62,7 +62,13 @@ from ..blender.model_space import model_space
 from ..errors import RigError
 from .goals import ConstraintPlan, ConstraintSpec, GoalBinding, build_constraints
 from .immobile_chains import check_chains_move
-from .joints import SolvedBone, add_solved_bone, location_segment, rotation_data_path
+from .joints import (
+    SolvedBone,
+    add_solved_bone,
+    is_driven,
+    location_segment,
+    rotation_data_path,
+)
 from .object_frame import armature_space, check_carried
 from .pose import BoneChannels, RigPose, rest_inputs
 from .pose_scale import bone_scales
@@ -190,6 +196,9 @@ def build_rig(
     space = armature_space(obj, items)
     scale = space.scale
     plan = build_constraints(obj, items, scale, RigError)
+    driven = [name for name in plan.chain_bones if is_driven(obj.pose.bones[name])]
+    for name in driven:  # inputs: held at their channels' values each frame, not solved
+        del plan.chain_bones[name]
     check_carried(obj, space, plan.bindings)
     bones_by_name = armature_data(obj).bones
     needed = set()
@@ -243,7 +252,7 @@ def build_rig(
     stretch.place_effectors(fig, plan.specs)
     stretch.add_groups(fig, solved)
     stretch.mark_children(obj, solved)
-    check_chains_move(obj, fig, plan.specs, solved, RigError)
+    check_chains_move(obj, fig, plan.specs, solved, RigError, frozenset(driven))
     sliding = {name for name, info in solved.items() if info.location_joints}
     written = {name for name, info in solved.items() if info.writes_scale}
     scales = bone_scales(obj, order, sliding, written)

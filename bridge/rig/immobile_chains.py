@@ -2,13 +2,14 @@
 
 A chain has no freedom when every joint of every solved bone on it is fixed: all three IK
 axes locked (*Lock IK*), every Euler channel locked (*Lock Rotation*, held at its value), or
-every axis fully rigid (rigidity 1). Solving it could only report a miss, so the solve is
+every axis fully rigid (rigidity 1); a *Driven* bone (its channels are inputs) is no solved
+bone at all. Solving it could only report a miss, so the solve is
 refused before anything is written, with the constraint and its bones named.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING
 
 from ... import solver
@@ -60,13 +61,24 @@ def check_chains_move(
     specs: Iterable[ConstraintSpec],
     solved: dict[str, SolvedBone],
     error: Callable[[str], Exception],
+    driven: Collection[str] = (),
 ) -> None:
-    """Raise ``error`` naming the first constraint none of whose chain bones can move."""
+    """Raise ``error`` naming the first constraint none of whose chain bones can move
+    (``driven``: the chain bones that are *Driven*, named as such)."""
     for spec in specs:
         chain = chain_of(arm, spec)
         if not any(_bone_moves(figure, solved.get(name)) for name in chain):
+            inputs = [name for name in chain if name in driven]
+            held = [name for name in chain if name not in driven]
+            why = []
+            if held:
+                why.append(
+                    f"{', '.join(held)}: every rotation axis is locked (Lock IK, Lock Rotation) "
+                    "or fully rigid"
+                )
+            if inputs:
+                why.append(f"{', '.join(inputs)}: Driven (an input, never solved)")
             raise error(
-                f"Constraint '{spec.name}': no bone of its chain can move "
-                f"({', '.join(chain)}: every rotation axis is locked (Lock IK, Lock Rotation) "
-                "or fully rigid); unlock an axis or lower the rigidity"
+                f"Constraint '{spec.name}': no bone of its chain can move ({'; '.join(why)}); "
+                "unlock an axis, lower the rigidity or turn Driven off"
             )

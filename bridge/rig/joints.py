@@ -163,6 +163,14 @@ def held_locks(pb: bpy.types.PoseBone) -> list[bool]:
     return [bool(locked) for locked in pb.lock_rotation]
 
 
+def is_driven(pb: bpy.types.PoseBone) -> bool:
+    """Whether the bone's channels are inputs (its *Driven* setting): like a bone whose every
+    axis is locked it gets no joints, and unlike it, its channels are read afresh at every
+    frame (it is left out of the solved bones, so :meth:`.pose.RigPose.read` reads it as it
+    reads every bone the solve does not write; no bake keys it)."""
+    return bool(bone_settings_of(pb).driven)
+
+
 def _rigidity(pb: bpy.types.PoseBone) -> np.ndarray:
     """Rigidity (3,) per local axis: Reach's own if set, else Blender's IK stiffness."""
     settings = bone_settings_of(pb)

@@ -1,6 +1,6 @@
 """Chains that cannot move (every IK axis locked, every rotation channel locked, every axis
-rigid): a clear error naming the constraint and the bones, no traceback, nothing changed,
-through Solve, Solve & Key and Bake."""
+rigid, every bone Driven): a clear error naming the constraint and the bones, no traceback,
+nothing changed, through Solve, Solve & Key and Bake."""
 
 from __future__ import annotations
 
@@ -35,10 +35,15 @@ def _rigid(pb: bpy.types.PoseBone) -> None:
     pb.reach_ik.rigidity = (1.0, 1.0, 1.0)
 
 
+def _driven(pb: bpy.types.PoseBone) -> None:
+    pb.reach_ik.driven = True
+
+
 LOCKS: dict[str, Callable[[bpy.types.PoseBone], None]] = {
     "IK locks": _lock_ik,
     "Euler channel locks": _lock_euler_channels,
     "rigidity 1": _rigid,
+    "Driven": _driven,
 }
 
 
