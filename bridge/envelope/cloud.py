@@ -34,7 +34,9 @@ _FACES = np.array(
 def effort_colors(effort: np.ndarray) -> np.ndarray:
     """RGBA colours (n, 4) of efforts (n,): green at the smallest, yellow, red at the largest
     (all green when they are equal)."""
-    low, high = float(np.min(effort, initial=0.0)), float(np.max(effort, initial=0.0))
+    if not len(effort):
+        return np.zeros((0, 4))
+    low, high = float(effort.min()), float(effort.max())
     t = (effort - low) / (high - low) if high > low else np.zeros_like(effort)
     red = np.clip(2.0 * t, 0.0, 1.0)
     green = np.clip(2.0 * (1.0 - t), 0.0, 1.0)
