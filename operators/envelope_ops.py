@@ -113,6 +113,14 @@ class REACH_OT_envelope(ModalJob[EnvelopeJob], bpy.types.Operator):
             context.blend_data, context.collection, envelope, f"Envelope {envelope.constraint}"
         )
         seconds = time.perf_counter() - self._started
+        if envelope.missed:
+            names = ", ".join(f"'{name}'" for name in envelope.missed)
+            self.report(
+                {"WARNING"},
+                f"Reach envelope of '{envelope.constraint}': nothing reached, {names} cannot "
+                f"hold at this pose; object '{cloud.name}' is empty",
+            )
+            return {"FINISHED"}
         self.report(
             {"INFO"},
             f"Reach envelope of '{envelope.constraint}': {int(envelope.reached.sum())} of "

@@ -5,9 +5,14 @@ world) every sample point (:mod:`.samples`: a grid in the ball the chain can spa
 the head of the chain's top moving bone) is solved from the current pose with the goal moved
 there and every other enabled constraint as it is (feet planted, gaze kept). A sample is
 *reached* when the solve meets every goal (``IKResult.success``: the solver's tolerances, the
-same as a Solve's). With ``orientation`` the end-effector must also hold the target's
-current orientation at every point (for a *Position* constraint the bone's own axes are held
-to the target's: the bone's X on the target's X, Y on Y).
+same as a Solve's). Only the constraints that interact with the moved one
+(``solver.independent_groups``: their chains share or move each other's joints) are solved at
+each sample; the others are met or missed whatever the moved one does, so they are solved
+once, from the current pose, and every sample starts from where that leaves them; when one
+of them cannot hold, no sample is reached (:attr:`Envelope.missed` names them). With
+``orientation`` the end-effector must also hold the target's current orientation at every
+point (for a *Position* constraint the bone's own axes are held to the target's: the bone's X
+on the target's X, Y on Y).
 
 Effort of a reached sample:
 
@@ -73,6 +78,7 @@ class Envelope:
         spacing: the grid's spacing, scene units.
         constraint: the constraint's name.
         effort_kind: a key of :data:`EFFORTS`.
+        missed: the other constraints that cannot hold (then no sample is reached).
     """
 
     points: np.ndarray
@@ -81,6 +87,7 @@ class Envelope:
     spacing: float
     constraint: str
     effort_kind: str
+    missed: tuple[str, ...] = ()
 
 
 def chain_span(
@@ -166,8 +173,20 @@ class EnvelopeJob:
         self._goal, effector = _moving_goal(base, spec.bindings[0], item, orientation, obj)
         moved = solver.Constraint(effector, self._goal, base.weight, base.chain_root, base.name)
         constraints = [moved if k == index else c for k, c in enumerate(rig.constraints)]
-        self._solver = solver.Solver(rig.figure, constraints, self._arm.solver.options)
+        options = self._arm.solver.options
+        # Only the constraints that interact with the moved one are solved at each sample; the
+        # others are met or missed whatever it does: solved once, from the current pose.
+        groups = solver.independent_groups(solver.Solver(rig.figure, constraints, options))
+        mine = next(g for g in groups if index in g)
+        others = [constraints[k] for g in groups if g != mine for k in g]
         self._start = rig.initial()
+        self._held = self._start
+        self.missed: tuple[str, ...] = ()  # other constraints that cannot hold
+        if others:
+            held = solver.Solver(rig.figure, others, options).solve(self._start)
+            self._held = held.x
+            self.missed = held.unmet
+        self._solver = solver.Solver(rig.figure, [constraints[k] for k in mine], options)
         self._lower, self._upper = rig.figure.coordinate_bounds()
         self._space = model_space(np.array(obj.matrix_world, dtype=float))
         chain = _chain(obj, spec.bone, spec.root, set(rig.solved))
@@ -196,8 +215,10 @@ class EnvelopeJob:
         """Solve the next :data:`SAMPLES_PER_STEP` samples."""
         end = min(self.index + SAMPLES_PER_STEP, self.total)
         for k in range(self.index, end):
+            if self.missed:  # nothing is reached while another constraint cannot hold
+                continue
             self._goal.point = self._space.point(self.points[k])
-            result = self._solver.solve(self._start)
+            result = self._solver.solve(self._held)
             if result.success:
                 self.reached[k] = True
                 self.effort[k] = self._effort(result.x)
@@ -214,8 +235,9 @@ class EnvelopeJob:
     def result(self) -> Envelope:
         """The samples, their verdicts and efforts."""
         return Envelope(
-            self.points, self.reached, self.effort, self.spacing, self.constraint, self.effort_kind
-        )
+            self.points, self.reached, self.effort, self.spacing, self.constraint,
+            self.effort_kind, self.missed,
+        )  # fmt: skip
 
     def _effort(self, q: np.ndarray) -> float:
         """The effort (see the module doc) of solved coordinates ``q`` (n_coords,)."""

@@ -130,3 +130,63 @@ def test_envelope_refuses_what_it_cannot_map(
     with pytest.raises(RuntimeError, match=message):
         bpy.ops.reach.envelope(resolution=5, constraint=obj.reach_ik.constraints[0].name)
     assert sorted(o.name for o in bpy.data.objects) == objects
+
+
+def _second_chain(obj: bpy.types.Object, target: tuple[float, float, float]) -> None:
+    """Two more bones off b0 (s0 at (0, 0, 1) along +X, s1 after it) and a constraint moving
+    them, independent of the arm's: s1's tail held on an empty at ``target``."""
+    bpy.ops.object.mode_set(mode="EDIT")
+    bones = obj.data.edit_bones
+    s0 = bones.new("s0")
+    s0.head, s0.tail, s0.parent = (0.0, 0.0, 1.0), (1.0, 0.0, 1.0), bones["b0"]
+    s1 = bones.new("s1")
+    s1.head, s1.tail, s1.parent, s1.use_connect = (1.0, 0.0, 1.0), (2.0, 0.0, 1.0), s0, True
+    bpy.ops.object.mode_set(mode="OBJECT")
+    other = add_empty("other", target)
+    add_constraint(obj, "s1", other, "POSITION", chain_mode="LENGTH", chain_length=2)
+
+
+def test_verdicts_equal_single_solves_with_another_chain_held(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    obj = _planar_arm()
+    _second_chain(obj, (1.2, 0.8, 1.3))
+    obj.reach_ik.active_index = 0
+    assert bpy.ops.reach.envelope(resolution=9) == {"FINISHED"}
+    cloud = bpy.data.objects[f"Envelope {obj.reach_ik.constraints[0].name}"]
+    samples = importlib.import_module("bl_ext.user_default.reach_ik.bridge.envelope.samples")
+    reach_map = importlib.import_module("bl_ext.user_default.reach_ik.bridge.envelope.reach_map")
+    head = np.array(obj.data.bones["b1"].head_local, dtype=float)
+    points, _spacing = samples.sphere_grid(head, reach_map.MARGIN * 2.0, 9)
+    centres = _cube_centres(cloud)
+    reached = np.zeros(len(points), dtype=bool)
+    reached[np.linalg.norm(centres[:, None] - points[None], axis=2).argmin(axis=1)] = True
+    assert reached.any()
+    # A Solve of the whole armature (both constraints), from the same pose, at a subsample of
+    # the points (every reached one and as many unreached ones in the arm's plane).
+    target = bpy.data.objects["T"]
+    basis = {pb.name: pb.matrix_basis.copy() for pb in obj.pose.bones}
+    in_plane = np.flatnonzero(~reached & (np.abs(points[:, 0]) < 1e-9))
+    subsample = np.concatenate([np.flatnonzero(reached), in_plane[:: max(1, len(in_plane) // 20)]])
+    for k in subsample:
+        for name, matrix in basis.items():
+            obj.pose.bones[name].matrix_basis = matrix
+        target.location = points[k]
+        bpy.context.view_layer.update()
+        bpy.ops.reach.solve()
+        solved = importlib.import_module(
+            "bl_ext.user_default.reach_ik.bridge.session.last_report"
+        ).last(obj)
+        assert solved.satisfied == bool(reached[k]), (points[k], bool(reached[k]))
+
+
+def test_envelope_is_empty_when_another_constraint_cannot_hold(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    obj = _planar_arm()
+    _second_chain(obj, (5.0, 0.0, 1.0))  # out of the two bones' reach
+    obj.reach_ik.active_index = 0
+    assert bpy.ops.reach.envelope(resolution=5) == {"FINISHED"}
+    cloud = bpy.data.objects[f"Envelope {obj.reach_ik.constraints[0].name}"]
+    assert cloud["reach_reached"] == 0
+    assert len(cloud.data.vertices) == 0
