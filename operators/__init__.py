@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-_MODULES = ("solve_ops", "bake_ops", "constraint_ops", "track_ops")
+_MODULES = ("solve_ops", "bake_ops", "constraint_ops", "track_ops", "envelope_ops")
 
 
 def _operator_classes() -> list[type]:

@@ -179,17 +179,11 @@ class REACH_OT_bake(ModalJob[BakeJob], bpy.types.Operator):
         job = self._start_job(context)
         if job is None:
             return {"CANCELLED"}
-        wm = context.window_manager
-        wm.progress_begin(0, job.total)
         try:
-            while not job.done:
-                job.step()
-                wm.progress_update(job.index)
+            self._run_to_end(context, job)
             return self._done(job)
         except Exception as exc:
             return self._fail(job, exc)
-        finally:
-            wm.progress_end()
 
     # ------------------------------------------------------------------ the modal bake
     def _progress(self, job: BakeJob) -> tuple[int, int]:

@@ -26,6 +26,7 @@ ENTRIES: tuple[tuple[str, str, IconItems, dict[str, object]] | None, ...] = (
     ("reach.convert_ik", "Convert Built-in IK", "CON_KINEMATIC", {}),
     None,
     ("reach.target_track", "Target Track…", "CURVE_BEZCIRCLE", {}),
+    ("reach.envelope", "Reach Envelope", "POINTCLOUD_DATA", {}),
 )
 
 #: Switches of the active armature's Reach settings drawn at the top: setting, label.

@@ -156,6 +156,18 @@ class ModalJob(Generic[Job], _Operator):
         self._end_modal(context)
         return self._finish_job(job)
 
+    def _run_to_end(self, context: bpy.types.Context, job: Job) -> None:
+        """Run ``job``'s steps in one go (``execute``: no window, or called from Python), the
+        progress cursor following them; a step's error propagates."""
+        wm = context.window_manager
+        wm.progress_begin(0, self._progress(job)[1])
+        try:
+            while not job.done:
+                job.step()
+                wm.progress_update(self._progress(job)[0])
+        finally:
+            wm.progress_end()
+
     def _end_modal(self, context: bpy.types.Context) -> None:
         """:func:`end` the run, once (later calls do nothing)."""
         if self._timer is not None:

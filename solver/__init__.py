@@ -25,6 +25,7 @@ from .goals import (
     PositionGoal,
     PositionOrientationGoal,
 )
+from .independence import independent_groups
 from .optimizer import Status
 from .options import Options
 from .result import IKResult, Residual
@@ -55,6 +56,7 @@ __all__ = [
     "Status",
     "URDFError",
     "UnknownNameError",
+    "independent_groups",
     "load_urdf",
     "solve",
     "urdf_figure",

@@ -35,6 +35,7 @@ LAYERS = (
     "bridge.solve",
     "bridge.bake",
     "bridge.session",
+    "bridge.envelope",
     "bridge.live",
     "bridge.overlay",
     "panels",

@@ -1,0 +1,294 @@
+"""A reach map: which sample points one constraint's end-effector reaches, and at what effort.
+
+For the chosen constraint (a *Position* or *Position & Orientation* goal on a target in the
+world) every sample point (:mod:`.samples`: a grid in the ball the chain can span, centred on
+the head of the chain's top moving bone) is solved from the current pose with the goal moved
+there and every other enabled constraint as it is (feet planted, gaze kept). A sample is
+*reached* when the solve meets every goal (``IKResult.success``: the solver's tolerances, the
+same as a Solve's). Only the constraints that interact with the moved one
+(``solver.independent_groups``: their chains share or move each other's joints) are solved at
+each sample; the others are met or missed whatever the moved one does, so they are solved
+once, from the current pose, and every sample starts from where that leaves them; when one
+of them cannot hold, no sample is reached (:attr:`Envelope.missed` names them). With
+``orientation`` the end-effector must also hold the target's current orientation at every
+point (for a *Position* constraint the bone's own axes are held to the target's: the bone's X
+on the target's X, Y on Y).
+
+Effort of a reached sample:
+
+* ``"MOTION"``: how far the solved coordinates move from the current pose, ``|q - q0|``
+  (radians; a moving root's translation counts in scene units);
+* ``"LIMITS"``: how close the pose comes to a joint limit, ``max_i 1 - d_i / h_i`` over the
+  coordinates with both limits finite (``d_i`` the distance to the nearer limit, ``h_i`` half
+  the range): 0 with every limited coordinate mid-range, 1 on a limit (0 without limits).
+
+The rig is never written: the solves work on the solver's copy of the pose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import TYPE_CHECKING, cast
+
+import numpy as np
+
+from ... import solver
+from ..blender.model_space import model_space
+from ..errors import RigError
+from ..rig.build import bone_world_matrix
+from ..rig.size import solver_degrees
+from ..solve.armature_solver import ArmatureSolver
+from .samples import sphere_grid
+
+if TYPE_CHECKING:
+    import bpy
+
+    from ...props.groups import ReachConstraint, ReachSettings
+    from ..rig.goals import GoalBinding
+
+#: Effort measures by name: (label, description).
+EFFORTS = {
+    "MOTION": ("Joint Motion", "How far the joints turn from the current pose"),
+    "LIMITS": (
+        "Limit Closeness",
+        "How close the pose comes to a joint limit (0 mid-range, 1 at it)",
+    ),
+}
+#: Samples solved per step of the job (a step is what runs between two looks at ESC).
+SAMPLES_PER_STEP = 50
+#: The sampled ball's radius over the chain's span: the boundary lies inside the grid.
+MARGIN = 1.05
+#: Goal kinds whose point an envelope moves.
+POINT_KINDS = ("POSITION", "POSITION_ORIENTATION")
+
+
+class EnvelopeError(RigError):
+    """The envelope cannot be made for this constraint; the message names what to fix."""
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """The outcome of a reach map.
+
+    Attributes:
+        points: (N, 3) world sample points, scene units.
+        reached: (N,) whether each was reached.
+        effort: (N,) effort of each reached sample (NaN for the others).
+        spacing: the grid's spacing, scene units.
+        constraint: the constraint's name.
+        effort_kind: a key of :data:`EFFORTS`.
+        missed: the other constraints that cannot hold (then no sample is reached).
+    """
+
+    points: np.ndarray
+    reached: np.ndarray
+    effort: np.ndarray
+    spacing: float
+    constraint: str
+    effort_kind: str
+    missed: tuple[str, ...] = ()
+
+
+def chain_span(
+    obj: bpy.types.Object, bones: list[str], effector: np.ndarray
+) -> tuple[np.ndarray, float]:
+    """Centre (3,) and reach (scene units) of a chain in the current pose.
+
+    Args:
+        obj: the armature.
+        bones: the chain from the end-effector's bone up to its top moving bone.
+        effector: (3,) the end-effector's world point.
+
+    Returns:
+        The top bone's world head and the longest distance the effector can be from it: the
+        sum of the distances between consecutive heads up the chain and from the effector's
+        bone head to the effector (a chain of rigid links reaches no further).
+    """
+    heads = [bone_world_matrix(obj, name)[:3, 3] for name in bones]
+    path = [effector, *heads]
+    reach = sum(float(np.linalg.norm(a - b)) for a, b in pairwise(path))
+    return heads[-1], reach
+
+
+class EnvelopeJob:
+    """Solve the samples of one constraint's envelope, a step at a time (ESC between steps).
+
+    Args:
+        obj: the armature.
+        settings: its Reach settings.
+        scene, view_layer: where it is evaluated.
+        constraint: the Reach constraint's name.
+        per_axis: grid points a side (:func:`.samples.sphere_grid`).
+        effort_kind: a key of :data:`EFFORTS`.
+        orientation: the end-effector must also hold the target's orientation.
+
+    Raises:
+        EnvelopeError: the constraint is missing, disabled, in a group, not a point goal, or
+            its target hangs off a bone the solve moves.
+        RigError: the armature cannot be solved (as for a Solve).
+    """
+
+    def __init__(
+        self,
+        obj: bpy.types.Object,
+        settings: ReachSettings,
+        scene: bpy.types.Scene,
+        view_layer: bpy.types.ViewLayer,
+        constraint: str,
+        per_axis: int,
+        effort_kind: str = "MOTION",
+        orientation: bool = False,
+    ) -> None:
+        if effort_kind not in EFFORTS:
+            raise EnvelopeError(
+                f"Envelope: unknown effort {effort_kind!r} (one of {list(EFFORTS)})"
+            )
+        item = settings.constraints.get(constraint)
+        if item is None:
+            raise EnvelopeError(f"Envelope: '{obj.name}' has no Reach constraint '{constraint}'")
+        if not item.enabled:
+            raise EnvelopeError(f"Envelope: constraint '{constraint}' is disabled; enable it first")
+        if item.group:
+            raise EnvelopeError(
+                f"Envelope: constraint '{constraint}' is in the group '{item.group}' (any member "
+                "may be met); take it out of the group first"
+            )
+        if item.goal_type not in POINT_KINDS:
+            raise EnvelopeError(
+                f"Envelope: constraint '{constraint}' has a {item.goal_type.title()} goal; an "
+                "envelope needs a Position or Position & Orientation goal"
+            )
+        self._arm = ArmatureSolver(obj, settings, scene, view_layer)
+        rig = self._arm.rig
+        index = next(k for k, spec in enumerate(rig.specs) if spec.name == constraint)
+        spec, base = rig.specs[index], rig.constraints[index]
+        if spec.bindings[0].carrier is not None:
+            raise EnvelopeError(
+                f"Envelope: the target of '{constraint}' hangs off a bone the solve moves; an "
+                "envelope needs a target in the world"
+            )
+        self.constraint = constraint
+        self.effort_kind = effort_kind
+        self._goal, effector = _moving_goal(base, spec.bindings[0], item, orientation, obj)
+        moved = solver.Constraint(effector, self._goal, base.weight, base.chain_root, base.name)
+        constraints = [moved if k == index else c for k, c in enumerate(rig.constraints)]
+        options = self._arm.solver.options
+        # Only the constraints that interact with the moved one are solved at each sample; the
+        # others are met or missed whatever it does: solved once, from the current pose.
+        groups = solver.independent_groups(solver.Solver(rig.figure, constraints, options))
+        mine = next(g for g in groups if index in g)
+        others = [constraints[k] for g in groups if g != mine for k in g]
+        self._start = rig.initial()
+        self._held = self._start
+        self.missed: tuple[str, ...] = ()  # other constraints that cannot hold
+        if others:
+            held = solver.Solver(rig.figure, others, options).solve(self._start)
+            self._held = held.x
+            self.missed = held.unmet
+        self._solver = solver.Solver(rig.figure, [constraints[k] for k in mine], options)
+        self._lower, self._upper = rig.figure.coordinate_bounds()
+        self._space = model_space(np.array(obj.matrix_world, dtype=float))
+        chain = _chain(obj, spec.bone, spec.root, set(rig.solved))
+        if not chain:
+            raise EnvelopeError(f"Envelope: no bone of '{constraint}'s chain moves in a solve")
+        m = bone_world_matrix(obj, spec.bone)
+        centre, reach = chain_span(obj, chain, m[:3, :3] @ spec.point + m[:3, 3])
+        if not reach > 0.0:
+            raise EnvelopeError(f"Envelope: the chain of '{constraint}' has no length")
+        self.points, self.spacing = sphere_grid(centre, MARGIN * reach, per_axis)
+        self.reached = np.zeros(len(self.points), dtype=bool)
+        self.effort = np.full(len(self.points), np.nan)
+        self.index = 0
+
+    @property
+    def total(self) -> int:
+        """Number of samples."""
+        return len(self.points)
+
+    @property
+    def done(self) -> bool:
+        """Whether every sample has been solved."""
+        return self.index >= self.total
+
+    def step(self) -> None:
+        """Solve the next :data:`SAMPLES_PER_STEP` samples."""
+        end = min(self.index + SAMPLES_PER_STEP, self.total)
+        for k in range(self.index, end):
+            if self.missed:  # nothing is reached while another constraint cannot hold
+                continue
+            self._goal.point = self._space.point(self.points[k])
+            result = self._solver.solve(self._held)
+            if result.success:
+                self.reached[k] = True
+                self.effort[k] = self._effort(result.x)
+        self.index = end
+
+    def cancel(self) -> None:
+        """Stop; nothing was written, so nothing to put back."""
+        self.index = self.total
+
+    def progress_text(self) -> str:
+        """What the job does next, for the status bar."""
+        return f"Reach envelope of '{self.constraint}': sample {self.index + 1} of {self.total}"
+
+    def result(self) -> Envelope:
+        """The samples, their verdicts and efforts."""
+        return Envelope(
+            self.points, self.reached, self.effort, self.spacing, self.constraint,
+            self.effort_kind, self.missed,
+        )  # fmt: skip
+
+    def _effort(self, q: np.ndarray) -> float:
+        """The effort (see the module doc) of solved coordinates ``q`` (n_coords,)."""
+        if self.effort_kind == "MOTION":
+            return float(np.linalg.norm(q - self._start))
+        limited = np.isfinite(self._lower) & np.isfinite(self._upper) & (self._upper > self._lower)
+        if not limited.any():
+            return 0.0
+        lo, hi, x = self._lower[limited], self._upper[limited], q[limited]
+        half = 0.5 * (hi - lo)
+        return float(np.clip(1.0 - np.minimum(x - lo, hi - x) / half, 0.0, 1.0).max())
+
+
+def _chain(obj: bpy.types.Object, bone: str, root: str | None, solved: set[str]) -> list[str]:
+    """The chain's bones from ``bone`` up to its top moving bone (one of ``solved``), stopping
+    at ``root`` when given; empty when none of them moves."""
+    out: list[str] = []
+    pb = cast("bpy.types.Pose", obj.pose).bones[bone]
+    while pb is not None:
+        out.append(pb.name)
+        if pb.name == root:
+            break
+        pb = pb.parent
+    while out and out[-1] not in solved:
+        out.pop()
+    return out
+
+
+def _moving_goal(
+    base: solver.Constraint,
+    binding: GoalBinding,
+    item: ReachConstraint,
+    orientation: bool,
+    obj: bpy.types.Object,
+) -> tuple[solver.PositionGoal | solver.PositionOrientationGoal, solver.EndEffector]:
+    """The goal whose point the envelope moves (the constraint's own when it asks what the
+    envelope asks: this solver's rig is the envelope's), and the end-effector it acts on."""
+    effector, goal = base.effector, base.goal
+    if isinstance(goal, solver.PositionOrientationGoal):
+        if orientation:
+            return goal, effector
+        return solver.PositionGoal(goal.point), solver.EndEffector(effector.segment, effector.point)
+    assert isinstance(goal, solver.PositionGoal), "the item's goal type is checked first"
+    if not orientation:
+        return goal, effector
+    # A Position constraint: the bone's own X and Y held to the target's axes.
+    _point, axes = binding.target_frame()
+    axes = model_space(np.array(obj.matrix_world, dtype=float)).direction(axes)
+    held = solver.PositionOrientationGoal(
+        goal.point, axes[:, 0], axes[:, 1], degrees=solver_degrees(item)
+    )
+    return held, solver.EndEffector(
+        effector.segment, effector.point, (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)
+    )
