@@ -12,7 +12,9 @@ defaults; the default method (``"gauss-newton-hybrid"``) and ``"newton"`` altern
 revolution by revolution.
 
 Columns: median and p95 wall time of ``Solver.solve`` per step (``time.perf_counter``
-around the call only; the machine's load is in it), median and largest iterations, the
+around the call only; the machine's load is in it) and of the process CPU time of the same
+call (``time.process_time``: less of the load, none of the waiting), median and largest
+iterations, the
 largest closure residual over every step (distance of the loop's open end from its hinge
 axis, as a share of the size), the largest joint change of a step as a share of the crank
 step times the closed form's largest transmission ratio (at most 1 means no step left the
@@ -52,6 +54,7 @@ class Row:
     closure: str
     method: str
     seconds: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # process CPU time of the same calls
     iterations: list[int] = field(default_factory=list)
     closure_max: float = 0.0  # share of the size
     step_share: float = 0.0  # largest joint change / (crank step x transmission)
@@ -70,9 +73,10 @@ def revolution(linkage: FourBar, solver: Solver, ratio: float, row: Row) -> None
     for k in range(1, STEPS + 1):
         start = q.copy()
         start[0] = k * step
-        clock = time.perf_counter()
+        clock, cpu = time.perf_counter(), time.process_time()
         result = solver.solve(start)
         row.seconds.append(time.perf_counter() - clock)
+        row.cpu.append(time.process_time() - cpu)
         row.iterations.append(result.nit)
         row.failed += not result.success
         row.closure_max = max(row.closure_max, linkage.closure_residual(result.x) / linkage.size)
@@ -83,7 +87,7 @@ def revolution(linkage: FourBar, solver: Solver, ratio: float, row: Row) -> None
         q = result.x
 
 
-def run(revolutions: int = 3, log=print) -> list[Row]:
+def run(revolutions: int = 5, log=print) -> list[Row]:
     """Every closure and method, the methods alternating revolution by revolution."""
     rows = []
     for closure in CLOSURES:
@@ -112,16 +116,17 @@ def section(rows: list[Row], command: str, started: datetime) -> str:
         f"held and turned {360 // STEPS} degree a step, {len(rows[0].seconds) // STEPS} "
         "revolutions per row, warm-started; tolerance 1e-6 of the size.",
         "",
-        "| closure | method | steps solved | ms per step: median (p95) | iterations: median "
-        "(max) | closure max / size | largest step / (crank step x transmission) "
-        "| off the closed form (rad) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| closure | method | steps solved | ms per step: median (p95) | CPU ms per step: "
+        "median (p95) | iterations: median (max) | closure max / size "
+        "| largest step / (crank step x transmission) | off the closed form (rad) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        t = np.array(r.seconds) * 1e3
+        t, c = np.array(r.seconds) * 1e3, np.array(r.cpu) * 1e3
         lines.append(
             f"| {r.closure} | {r.method} | {len(t) - r.failed}/{len(t)} "
             f"| {np.median(t):.3g} ({np.quantile(t, 0.95):.3g}) "
+            f"| {np.median(c):.3g} ({np.quantile(c, 0.95):.3g}) "
             f"| {np.median(r.iterations):.0f} ({max(r.iterations)}) | {r.closure_max:.1e} "
             f"| {r.step_share:.5f} | {r.off_branch:.1e} |"
         )
@@ -136,7 +141,7 @@ def write(rows: list[Row], results: Path, command: str, started: datetime) -> No
 def main(argv: list[str] | None = None) -> int:
     """Run the section and write it into bench/RESULTS.md (or ``--out``)."""
     parser = argparse.ArgumentParser(prog="python -m bench.four_bar", description=__doc__)
-    parser.add_argument("--revolutions", type=int, default=3, help="revolutions per row")
+    parser.add_argument("--revolutions", type=int, default=5, help="revolutions per row")
     parser.add_argument("--out", type=Path, default=HERE, help="folder holding RESULTS.md")
     args = parser.parse_args(argv)
     given = sys.argv[1:] if argv is None else argv

@@ -9,7 +9,7 @@ def test_one_revolution_per_row_stays_closed_and_on_its_branch() -> None:
     rows = run(revolutions=1, log=lambda _: None)
     assert [(r.closure, r.method) for r in rows] == [(c, m) for c in CLOSURES for m in METHODS]
     for row in rows:
-        assert len(row.seconds) == len(row.iterations) == STEPS
+        assert len(row.seconds) == len(row.cpu) == len(row.iterations) == STEPS
         assert row.failed == 0
         assert row.closure_max <= 1e-6
         assert row.step_share <= 1.05

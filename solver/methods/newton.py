@@ -15,7 +15,11 @@ solution of ``J dz = e``:
   (over-constrained) it is the Gauss-Newton step, for fewer (under-constrained) the
   smallest change that meets the linearised equations. This is ``"pinv"``'s step with a
   cut-off of 1e-12 instead of 1e-5, so it stays Newton's step much closer to a singular
-  pose (where ``"pinv"`` drops the small directions).
+  pose (where ``"pinv"`` drops the small directions). "Square" counts residual rows, not
+  independent equations: a line goal's residual is its offset projected across the line,
+  three rows of rank two, so a loop closed by a hinge pin (a point on a line) takes this
+  branch; the step is still exactly ``J^-1 e`` on the two independent equations, the
+  third row being zero in both ``J`` and ``e``.
 - **a limit row on its bound** (a joint at its limit, a linear row, a coordinate pinned by
   equal limits): the same least-norm step under those rows, by the active-set step of
   ``"dls"`` with no damping (:func:`~.dls.bounded_step`).
