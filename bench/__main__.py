@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from bench import methods, plots
+from bench import four_bar, methods, plots
 from bench.acceptance import chain_checks, solver_checks
 from bench.cases import CHAIN_DOFS, SOLVE_TIMEOUT, chain_cases, peers
 from bench.harness import run_case
@@ -207,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
             methods.run_methods(count, frames, args.budget, only, log=log, command=command),
             args.out / "RESULTS.md",
         )
+    if not only or "four-bar" in only:
+        four_bar.write(four_bar.run(log=log), args.out / "RESULTS.md", command, started)
     if not args.no_blender and args.out == HERE:
         run_live_update(log)
     log(f"wrote {args.out / 'RESULTS.md'} in {(time.perf_counter() - clock) / 60:.1f} min")

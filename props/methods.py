@@ -41,6 +41,12 @@ METHOD_TEXT: dict[str, tuple[str, str, int]] = {
         "One joint at a time, from the end-effector towards the root",
         5,
     ),
+    "newton": (
+        "Newton-Raphson",
+        "For exactly constrained setups such as closed linkages: full steps J^-1 F (least "
+        "squares otherwise); fast near the answer, start it close (the previous frame)",
+        6,
+    ),
 }
 
 #: Number of the first method the table does not know (so one can still be chosen).

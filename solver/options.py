@@ -79,7 +79,10 @@ class Options:
             task Jacobian (seed 001, eqs. 15-18), limits by an active set;
             ``"pinv"``: the same undamped, the pseudoinverse (eq. 11), for
             comparison (:mod:`solver.methods.dls`); ``"jt"``: the Jacobian
-            transpose; ``"ccd"``: cyclic coordinate descent.
+            transpose; ``"ccd"``: cyclic coordinate descent; ``"newton"``:
+            Newton-Raphson (seed 003, eq. 3: ``J^-1 F`` for an exactly-constrained
+            system such as a closed linkage, the least-norm least-squares step otherwise;
+            :mod:`solver.methods.newton`).
         damping: Levenberg damping of the Gauss-Newton seed relative to its
             mean diagonal (``"gauss-newton-hybrid"`` only).
         dls_damping: damping factor ``lambda`` of ``"dls"`` (eq. 15, in the

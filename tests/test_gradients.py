@@ -26,6 +26,8 @@ from tests.solver_checks import (
     problem_at,
     random_effector,
     random_goal,
+    random_rotation,
+    random_unit,
 )
 
 EXAMPLES = settings(max_examples=25, deadline=None)
@@ -226,14 +228,13 @@ def test_group_parameters_drive_joint_values(case: FigureCase, seed: int) -> Non
         assert np.allclose(frames[name], twin_frames[name], atol=1e-12)
 
 
-@settings(max_examples=30, deadline=None)
-@given(multi_constraint_cases())
-def test_each_term_jacobian_matches_central_differences(args) -> None:
+def assert_term_jacobians(
+    figure: Figure, constraints: list[Constraint], coords: np.ndarray
+) -> None:
     """Every single-goal term's Jacobian against central differences of its residual, at a
     problem's first evaluation (derivative blocks multiplied one by one) and again at the
     same point (constant blocks stacked once; a position goal's identity skipped)."""
-    case, constraints, coords = args
-    problem = Problem(case.figure, constraints, coords)  # fresh: no evaluation yet
+    problem = Problem(figure, constraints, coords)  # fresh: no evaluation yet
     y = problem.from_coordinates(coords)
     first = problem.evaluate(y)
     again = problem.evaluate(y)
@@ -255,3 +256,51 @@ def test_each_term_jacobian_matches_central_differences(args) -> None:
         assert np.allclose(jacobian, numeric, atol=1e-6 * scale), f"term {k}"
     stacked = np.concatenate([t.jacobian for t in again.terms])
     assert np.array_equal(again.jacobian, stacked)
+
+
+@settings(max_examples=30, deadline=None)
+@given(multi_constraint_cases())
+def test_each_term_jacobian_matches_central_differences(args) -> None:
+    """See :func:`assert_term_jacobians`."""
+    case, constraints, coords = args
+    assert_term_jacobians(case.figure, constraints, coords)
+
+
+@st.composite
+def loop_cases(draw: st.DrawFn, goal_type: str):
+    """A loop constraint: a random tree with two new branches ``side_a`` and ``side_b``
+    (each with its own revolute or prismatic joint, hung from random segments), the
+    effector on ``side_a`` and a goal of ``goal_type`` carried by ``side_b``, so both sides
+    of the loop move (and the joints they share, when they hang from one chain)."""
+    case = draw(figure_cases(max_segments=4, hinges=draw(st.booleans())))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    fig = case.figure
+    for side in ("side_a", "side_b"):
+        parent = draw(st.sampled_from(list(case.parents)))
+        fig.add_segment(side, parent, rng.normal(0.0, 0.4, 3), rotation=random_rotation(rng))
+        case.parents[side] = parent
+        kind = draw(st.sampled_from(("revolute", "prismatic")))
+        add = fig.add_revolute if kind == "revolute" else fig.add_prismatic
+        case.kinds[add(side, random_unit(rng), name=f"{side}.j")] = kind
+    coords = rng.uniform(-1.0, 1.0, len(fig.coordinate_names))
+    effector = random_effector(rng, "side_a")
+    goal = random_goal(rng, goal_type, case, effector, coords, "side_b")
+    weight = float(rng.uniform(0.1, 5.0))
+    return case, [Constraint(effector, goal, weight, name="loop")], coords
+
+
+@pytest.mark.parametrize("goal_type", GOAL_TYPES)
+@EXAMPLES
+@given(data=st.data())
+def test_loop_constraint_jacobian_matches_central_differences(goal_type: str, data) -> None:
+    """A goal carried by a moving segment of the same figure (a closed loop, seed 003's
+    four-bar in general): both sides' joints are variables and the analytic Jacobian and
+    gradient match central differences, for every goal kind a segment can carry."""
+    case, constraints, coords = data.draw(loop_cases(goal_type))
+    problem = problem_at(case.figure, constraints, coords)
+    names = problem.figure.coordinate_names
+    moved = {names[i] for i in problem.variables}
+    assert {"side_a.j", "side_b.j"} <= moved  # both sides of the loop are solved for
+    error, allowed = gradient_error(problem, problem.from_coordinates(coords))
+    assert error <= allowed, f"{goal_type}: |g - fd| = {error:.3e} > {allowed:.3e}"
+    assert_term_jacobians(case.figure, constraints, coords)

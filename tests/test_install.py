@@ -76,7 +76,7 @@ def test_pip_install_gives_the_solver_alone(tmp_path: Path) -> None:
     assert [line.split()[0] for line in lines[:2]] == ["panda_hand", "lbr_iiwa_link_7"]
     # The docs page's snippet, as written, beside a copy of the Panda's URDF.
     page = (REPO_ROOT / "docs" / "solver-scripts.md").read_text()
-    (snippet,) = re.findall(r"```python\n(.*?)```", page, re.S)
+    snippet = re.findall(r"```python\n(.*?)```", page, re.S)[0]  # the Panda's, the first
     shutil.copy(data / "franka_panda" / "panda.urdf", tmp_path)
     (tmp_path / "example.py").write_text(snippet)
     docs = subprocess.run([str(python), "example.py"], cwd=tmp_path, capture_output=True,

@@ -66,6 +66,20 @@ def test_the_solver_api_snippets_continue_the_readme_example(tmp_path: Path) -> 
     _run("".join(_python_blocks(README) + blocks), tmp_path)
 
 
+def test_the_four_bar_script_runs_as_written(tmp_path: Path) -> None:
+    """docs/solver-scripts.md's four-bar (its second block; the first, the Panda's, runs in
+    tests/test_install.py): exactly constrained with the crank held, a revolution met at every
+    step, one free motion with the crank free."""
+    blocks = _python_blocks(REPO_ROOT / "docs" / "solver-scripts.md")
+    (four_bar,) = [b for b in blocks if "four-bar" in b]
+    out = _run(four_bar, tmp_path).splitlines()
+    assert out == [
+        "exactly constrained: 2 DOF, 2 independent of 2 equations",
+        "2 True",
+        "under-constrained: 3 DOF, 2 independent of 2 equations; 1 free motion: 'coupler'",
+    ], out
+
+
 def _make_targets() -> set[str]:
     """Every target a rule of the Makefile names (``a b: pattern: ...`` included)."""
     targets: set[str] = set()

@@ -11,6 +11,8 @@ the result object are shared by all of them:
   pseudoinverse, with an active-set treatment of the limits (:mod:`.dls`).
 - ``"jt"``: the Jacobian transpose, projected onto the limits (:mod:`.transpose`).
 - ``"ccd"``: cyclic coordinate descent, distal to proximal (:mod:`.ccd`).
+- ``"newton"``: Newton-Raphson on the goals' residuals (seed 003, eq. 3), ``J^-1`` for
+  an exactly-constrained system, the least-norm least-squares step otherwise (:mod:`.newton`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ..scale import ScaledEvaluation, ScaledProblem
 from .ccd import CyclicCoordinateDescent
 from .dls import damped_least_squares, pseudoinverse
 from .method import Callback, Method
+from .newton import newton_raphson
 from .options import MethodOptions
 from .transpose import JacobianTranspose
 
@@ -65,6 +68,7 @@ FACTORIES: dict[str, Callable[[MethodOptions], Method]] = {
     "pinv": pseudoinverse,
     "jt": JacobianTranspose,
     "ccd": CyclicCoordinateDescent,
+    "newton": newton_raphson,
 }
 
 #: Names accepted by ``method=``, the default first.
