@@ -2,7 +2,7 @@
 
 ``python -m bench.four_bar`` runs only this section and writes it into ``bench/RESULTS.md``
 between its markers; ``python -m bench`` runs it after the methods section. The linkage is
-the test fixture :mod:`tests.four_bar` (a Grashof crank-rocker: crank 0.4, coupler 1.2,
+the test fixture :mod:`bench.linkage` (a Grashof crank-rocker: crank 0.4, coupler 1.2,
 rocker 1.0, base 1.2 scene units; size 1.2) with the crank held (rigidity 1: a driven
 input), closed either by pinning the open chain's end to the base (``ground``) or by
 holding the coupler's end on the rocker's hinge (``rocker``, both sides of the loop
@@ -33,10 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.linkage import FourBar, four_bar, transmission
 from bench.report import machine_line, versions_line
 from bench.sections import write_section
 from solver import Solver
-from tests.four_bar import FourBar, four_bar, transmission
 
 HERE = Path(__file__).resolve().parent
 SECTION = "four-bar"

@@ -1,7 +1,7 @@
 """The four-bar linkage as one system (seed 003): determinacy, a driven revolution, and
 Newton-Raphson's quadratic convergence on the exactly-constrained loop.
 
-Both closures of :mod:`tests.four_bar`: the open chain pinned back to the base at D, and
+Both closures of :mod:`bench.linkage`: the open chain pinned back to the base at D, and
 the coupler held on the rocker's hinge (both sides of the loop moving).
 """
 
@@ -13,9 +13,9 @@ import math
 import numpy as np
 import pytest
 
+from bench.linkage import CRANK_ROCKER, FourBar, four_bar, transmission
 from solver import Constraint, PlaneGoal, Solver, solve
 from solver.determinacy import EXACT, OVER, UNDER
-from tests.four_bar import CRANK_ROCKER, FourBar, four_bar, transmission
 from tests.solver_checks import Recorder
 
 CLOSURES = ("ground", "rocker")

@@ -15,7 +15,8 @@ one of two ways (``closure``):
 
 A hinge pin is a point on a line (two equations in the plane), not a point on a point (three,
 one of which no planar motion changes), so the closure adds exactly two independent
-equations. Not a test module; ``test_*.py`` files import it as ``tests.four_bar``.
+equations. Used by the four-bar bench section (:mod:`bench.four_bar`) and the solver tests
+(``tests/test_four_bar.py``).
 """
 
 from __future__ import annotations
