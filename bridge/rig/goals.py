@@ -21,6 +21,8 @@ import numpy as np
 from ... import solver
 from ...props.access import armature_data
 from ..blender.model_space import ModelSpace, model_space
+from . import attach, chains
+from .axes import AXIS_VECTORS, signed_axis
 from .carried_targets import Carry, carried_offset, find_carry
 from .size import solver_degrees
 
@@ -29,20 +31,9 @@ if TYPE_CHECKING:
 
     from ...props.groups import ReachConstraint
 
-AXIS_VECTORS = {
-    "X": np.array([1.0, 0.0, 0.0]),
-    "Y": np.array([0.0, 1.0, 0.0]),
-    "Z": np.array([0.0, 0.0, 1.0]),
-}
 POINT_GOALS = ("POSITION", "POSITION_ORIENTATION", "AIM", "LINE", "PLANE", "HALF_SPACE")
 #: Goal types that read the target's point only, none of its axes.
 AXIS_FREE_GOALS = ("POSITION", "AIM")
-
-
-def signed_axis(spec: str) -> np.ndarray:
-    """Unit vector (3,) of an axis name "X", "-Y", ..."""
-    sign = -1.0 if spec.startswith("-") else 1.0
-    return sign * AXIS_VECTORS[spec[-1]]
 
 
 def effector_factor(item: ReachConstraint) -> float:
@@ -69,6 +60,9 @@ class GoalBinding:
     # (3,) world goal point as :meth:`frame` last read it from the target (None for a bone of
     # the armature or a carried target): the bake checks it without reading the target again.
     world_point: np.ndarray | None = None
+    # (3, 3) the goal's axes in the target's frame (columns X, Y, Z), None for the target's
+    # own: a weld's or a hinge's (:func:`.attach.relative_axes`).
+    relative: np.ndarray | None = None
 
     def solver_goal(self) -> solver.Goal:
         """The goal, once :func:`build_constraints` has made it; ValueError before."""
@@ -174,6 +168,8 @@ class GoalBinding:
             if kind not in AXIS_FREE_GOALS:
                 raise ValueError(f"GoalBinding '{self.name}': a {kind} goal needs the axes")
             return out
+        if self.relative is not None:
+            axes = axes @ self.relative
         if kind in ("ORIENTATION", "POSITION_ORIENTATION"):
             out["x"] = None if self.suppress == "X" else axes[:, 0]
             out["y"] = None if self.suppress == "Y" else axes[:, 1]
@@ -196,7 +192,7 @@ def _make_goal(
 ) -> solver.Goal:
     """The solver goal of ``item`` on its target's values ``v`` (:meth:`GoalBinding.values`)."""
     c = binding.carrier
-    kind = item.goal_type
+    kind = binding.item_kind
     if kind == "POSITION":
         return solver.PositionGoal(v["point"], carrier=c)
     if kind == "ORIENTATION":
@@ -321,26 +317,10 @@ def _chain(
     arm: bpy.types.Object, item: ReachConstraint, error: Callable[[str], Exception]
 ) -> tuple[list[str], str]:
     """Bones of an item's chain (effector first) and its topmost bone."""
-    bones = armature_data(arm).bones
-    bone = bones[item.bone]
-    chain = []
-    if item.chain_mode == "ROOT" and item.chain_root:
-        if item.chain_root not in bones:
-            raise error(f"Constraint '{item.name}': chain root bone '{item.chain_root}' not found")
-        while bone is not None:
-            chain.append(bone.name)
-            if bone.name == item.chain_root:
-                return chain, bone.name
-            bone = bone.parent
-        raise error(
-            f"Constraint '{item.name}': chain root '{item.chain_root}' is not a parent "
-            f"of bone '{item.bone}'"
-        )
-    limit = item.chain_length if item.chain_mode == "LENGTH" else 10**9
-    while bone is not None and len(chain) < limit:
-        chain.append(bone.name)
-        bone = bone.parent
-    return chain, chain[-1]
+    return chains.walk(
+        armature_data(arm).bones, item.bone, item.chain_mode, item.chain_root,
+        item.chain_length, error, f"Constraint '{item.name}'",
+    )  # fmt: skip
 
 
 def chain_top(arm: bpy.types.Object, item: ReachConstraint) -> str | None:
@@ -362,6 +342,7 @@ def _validate(
         raise error(f"Constraint '{item.name}': no bone set")
     if item.bone not in bones:
         raise error(f"Constraint '{item.name}': bone '{item.bone}' not found in '{arm.name}'")
+    attach.check_item(arm, item, error)
     target = item.target
     if target is None:
         raise error(f"Constraint '{item.name}': no target object (deleted or never set)")
@@ -422,9 +403,12 @@ def build_constraints(
     for item in items:  # every chain first: a target is carried by any bone a chain moves
         _validate(arm, item, error)
         chain, top = _chain(arm, item, error)
-        for name in chain:
+        target_chain, target_top = attach.target_chain(arm, item, error)
+        if item.goal_type == "ATTACH":
+            attach.check_loop(arm, item, chain + target_chain, error)
+        for name in chain + target_chain:
             plan.chain_bones.setdefault(name, item.name)
-        tops.append(top)
+        tops.append((top, target_top))
     carrying = _carrying_bones(arm, set(plan.chain_bones))
     moved = _moved_bones(arm, set(plan.chain_bones))
 
@@ -432,7 +416,7 @@ def build_constraints(
         plan.asked.add(bone)
         return bone in carrying
 
-    for item, top in zip(items, tops, strict=True):
+    for item, (top, target_top) in zip(items, tops, strict=True):
         plan.figure_bones.add(item.bone)
         target = item.target
         assert target is not None, "_validate checked the target"
@@ -448,8 +432,9 @@ def build_constraints(
         if carrier is not None:
             plan.figure_bones.add(carrier)
         binding = GoalBinding(
-            item.name, item.goal_type, None, target, item.target_bone,
-            item.target_head_tail, item.target_axis, item.suppress, carrier, error, carry,
+            item.name, attach.solver_kind(item), None, target, item.target_bone,
+            item.target_head_tail, item.target_axis, attach.suppress(item), carrier, error, carry,
+            relative=attach.relative_axes(arm, item),
         )  # fmt: skip
         values = binding.values(arm, scale)  # its errors name the constraint already
         try:
@@ -458,7 +443,9 @@ def build_constraints(
             raise error(f"Constraint '{item.name}': {exc}") from None
         plan.bindings.append(binding)
         x = y = None
-        if item.goal_type == "AIM":
+        if item.goal_type == "ATTACH":
+            x, y = attach.effector_axes(item)
+        elif item.goal_type == "AIM":
             x = signed_axis(item.aim_axis)
         elif item.goal_type in ("ORIENTATION", "POSITION_ORIENTATION"):
             x, y = AXIS_VECTORS["X"], AXIS_VECTORS["Y"]
@@ -466,6 +453,9 @@ def build_constraints(
             [0.0, armature_data(arm).bones[item.bone].length * scale * effector_factor(item), 0.0]
         )
         root = None if item.chain_mode == "ALL" else top
+        if target_top is not None:  # both sides of the loop move (see :mod:`.attach`)
+            both = root is not None and item.target_chain_mode != "ALL"
+            root = attach.loop_root(arm, top, target_top) if both else None
         key = item.group.strip()
         if key and key in groups:
             spec = groups[key]
