@@ -179,13 +179,15 @@ def main() -> None:
     renders = out / "renders"
     renders.mkdir(parents=True, exist_ok=True)
     demo_render.add_figure_mesh(arm)
-    look_at = (0.0, 2.3, 1.3)
-    camera = demo_render.setup_render(look_at=look_at, resolution=(400, 300), ortho_scale=6.5)
+    look_at = (0.0, 2.6, 1.5)
+    camera = demo_render.setup_render(look_at=look_at, resolution=(440, 330), ortho_scale=7.0)
     camera.location = (8.0, look_at[1], look_at[2])  # from the side: the arm's plane
     camera.rotation_euler = (math.pi / 2, 0.0, math.pi / 2)
-    row = [(f, demo_render.render_frame(f, renders / f"excavator_{f:03d}.png"))
-           for f in SHEET_FRAMES]  # fmt: skip
-    demo_render.contact_sheet([("after the bake", row)], out / "excavator.png")
+    shots = [(f, demo_render.render_frame(f, renders / f"excavator_{f:03d}.png"))
+             for f in SHEET_FRAMES]  # fmt: skip
+    half = len(shots) // 2
+    rows = [("baked", shots[:half]), ("baked", shots[half:])]
+    demo_render.contact_sheet(rows, out / "excavator.png")
     bpy.ops.wm.save_as_mainfile(filepath=str(out / "excavator.blend"))
     print(f"Reach IK excavator: {FRAMES} frames baked in {seconds:.2f} s = "
           f"{1000 * seconds / FRAMES:.2f} ms per frame (keys included)")  # fmt: skip

@@ -101,6 +101,7 @@ class REACH_PT_main(_ReachPanel):
         layout.prop(settings, "show_overlay")
         row = layout.row(align=True)
         row.operator("reach.pin", icon="PINNED")
+        row.operator("reach.attach_to_bone", icon="CONSTRAINT_BONE")
         row.operator("reach.convert_ik", icon="CON_KINEMATIC")
         if 0 <= settings.active_index < len(settings.constraints):
             _draw_constraint(layout.box(), obj, settings.constraints[settings.active_index])

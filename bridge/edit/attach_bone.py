@@ -16,6 +16,7 @@ import numpy as np
 
 from ...props.access import armature_data
 from ..errors import RigError
+from ..loops import chains
 from .constraint_list import append
 
 if TYPE_CHECKING:
@@ -57,11 +58,6 @@ def _nearest_fraction(obj: bpy.types.Object, bone: str, other: str) -> float:
     return float(np.clip((point - head) @ axis / (axis @ axis), 0.0, 1.0))
 
 
-def _lineage(obj: bpy.types.Object, name: str) -> list[str]:
-    """``name`` and its ancestors, lowest first."""
-    return [name] + [b.name for b in armature_data(obj).bones[name].parent_recursive]
-
-
 def _top_below(lineage: list[str], common: str | None) -> str | None:
     """The last bone of ``lineage`` before ``common`` (None: ``lineage`` starts at it)."""
     if common is None:
@@ -90,7 +86,7 @@ def attach(obj: bpy.types.Object, settings: ReachSettings, bone: str, other: str
     item.target_head_tail = _nearest_fraction(obj, bone, other)
     if hold == "SLIDER":
         item.target_axis = SLIDER_AXIS
-    own, theirs = _lineage(obj, bone), _lineage(obj, other)
+    own, theirs = chains.lineage(bones, bone), chains.lineage(bones, other)
     common = next((name for name in own if name in theirs), None)
     top = _top_below(own, common)
     if top is None:  # the other bone hangs below this one: only its side can close the loop

@@ -20,9 +20,9 @@ import numpy as np
 
 from ... import solver
 from ...props.access import armature_data
+from ..blender.axes import AXIS_VECTORS, signed_axis
 from ..blender.model_space import ModelSpace, model_space
-from . import attach, chains
-from .axes import AXIS_VECTORS, signed_axis
+from ..loops import attach, chains
 from .carried_targets import Carry, carried_offset, find_carry
 from .size import solver_degrees
 
@@ -61,7 +61,7 @@ class GoalBinding:
     # the armature or a carried target): the bake checks it without reading the target again.
     world_point: np.ndarray | None = None
     # (3, 3) the goal's axes in the target's frame (columns X, Y, Z), None for the target's
-    # own: a weld's or a hinge's (:func:`.attach.relative_axes`).
+    # own: a weld's or a hinge's (:func:`..loops.attach.relative_axes`).
     relative: np.ndarray | None = None
 
     def solver_goal(self) -> solver.Goal:
@@ -453,7 +453,7 @@ def build_constraints(
             [0.0, armature_data(arm).bones[item.bone].length * scale * effector_factor(item), 0.0]
         )
         root = None if item.chain_mode == "ALL" else top
-        if target_top is not None:  # both sides of the loop move (see :mod:`.attach`)
+        if target_top is not None:  # both sides of the loop move (see :mod:`..loops.attach`)
             both = root is not None and item.target_chain_mode != "ALL"
             root = attach.loop_root(arm, top, target_top) if both else None
         key = item.group.strip()

@@ -5,12 +5,14 @@ chains solved as one system, made with ``reach.attach_to_bone`` and solved with
 from __future__ import annotations
 
 import math
+from types import ModuleType
 
 import bpy
 import numpy as np
 import pytest
 
 from tests.blender.conftest import run_op, select_pose_bones, world_bone_matrix
+from tests.blender.panel_draw import draw_panels
 from tests.blender.reach_scenes import angle_between, last_report, make_chain, rotation_angle
 
 #: Four-bar in the YZ plane (every bone's X axis is the world X): bone -> (head, tail, parent).
@@ -182,4 +184,35 @@ def test_errors_name_the_constraint_and_the_bones(clean_scene: bpy.types.Scene) 
     item.target, item.target_bone = empty, "b2"
     with pytest.raises(RuntimeError, match="Attach to Bone holds bone 'b1' on another bone of "
                        "armature 'Chain', but it has target 'E'"):  # fmt: skip
+        bpy.ops.reach.solve()
+
+
+@pytest.mark.parametrize(
+    ("hold", "shown"),
+    [
+        ("POINT", []),
+        ("WELD", ["auto_degrees", "position_weight"]),
+        ("HINGE", ["aim_axis", "target_axis", "auto_degrees", "position_weight"]),
+        ("SLIDER", ["target_axis"]),
+    ],
+)
+def test_panel_shows_the_hold_and_both_chains(
+    clean_scene: bpy.types.Scene, extension: ModuleType, hold: str, shown: list[str]
+) -> None:
+    _armature(PAIR)
+    run_op(bpy.ops.reach.attach_to_bone, bone="a", other="b", hold=hold)
+    drawn = [name for kind, name in draw_panels(extension) if kind in ("prop", "prop_search")]
+    for name in ("target_bone", "target_head_tail", "attach_hold", "target_chain_mode",
+                 "target_chain_root", "chain_mode", "chain_root", *shown):  # fmt: skip
+        assert name in drawn, name
+    assert ("suppress" in drawn, "group" in drawn) == (False, False)  # a goal's, not a hold's
+
+
+def test_a_weld_on_a_sheared_armature_is_refused_like_an_orientation_goal(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    obj = _armature(PAIR)
+    run_op(bpy.ops.reach.attach_to_bone, bone="a", other="b", hold="WELD")
+    obj.scale = (1.0, 1.5, 1.0)  # non-uniform: the bones' drawn axes are no longer orthogonal
+    with pytest.raises(RuntimeError, match=r"Constraint 'a to b': .*orientation goals cannot be"):
         bpy.ops.reach.solve()

@@ -1,5 +1,5 @@
-"""Part of the bridge (:mod:`.goals`): the bones a chain setting names (*Chain* of a
-constraint's bone, *Target Chain* of its target bone), walked up the armature's hierarchy."""
+"""The bones a chain setting names (*Chain* of a constraint's bone, *Target Chain* of its target
+bone), walked up the armature's hierarchy."""
 
 from __future__ import annotations
 
@@ -11,6 +11,11 @@ if TYPE_CHECKING:
 
 #: How many bones the chain mode ``ALL`` takes at most (every ancestor).
 EVERY_BONE = 10**9
+
+
+def lineage(bones: bpy.types.ArmatureBones, name: str) -> list[str]:
+    """Bone ``name`` and its ancestors, lowest first."""
+    return [name] + [bone.name for bone in bones[name].parent_recursive]
 
 
 def walk(

@@ -1,7 +1,7 @@
-"""Part of the bridge (:mod:`.goals`): *Attach to Bone* and the target side of a closed loop.
+"""*Attach to Bone* and the target side of a closed loop (goals built by :mod:`..rig.goals`).
 
 A constraint whose target is a bone of its own armature closes a loop: the goal is carried by
-that bone's segment (see :mod:`.goals`). Its *Target Chain* adds the target bone's own chain
+that bone's segment (see :mod:`..rig.goals`). Its *Target Chain* adds the target bone's own chain
 to the solve, so both sides of the loop move (the rocker of a four-bar, the cylinder of a
 hydraulic ram) in one system with every other constraint.
 
@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...props.access import armature_data
+from ..blender.axes import AXIS_VECTORS, signed_axis
 from . import chains
-from .axes import AXIS_VECTORS, signed_axis
 
 if TYPE_CHECKING:
     import bpy
@@ -107,22 +107,12 @@ def target_chain(
     )  # fmt: skip
 
 
-def _lineage(bones: bpy.types.ArmatureBones, name: str) -> list[str]:
-    """``name`` and its ancestors, lowest first."""
-    bone: bpy.types.Bone | None = bones[name]
-    out = []
-    while bone is not None:
-        out.append(bone.name)
-        bone = bone.parent
-    return out
-
-
 def loop_root(arm: bpy.types.Object, top: str, target_top: str) -> str | None:
     """The lowest bone at or above both chain tops (the solver's chain root of a loop whose
     two sides move), or None when they hang off different roots (every ancestor then)."""
     bones = armature_data(arm).bones
-    above_target = set(_lineage(bones, target_top))
-    return next((b for b in _lineage(bones, top) if b in above_target), None)
+    above_target = set(chains.lineage(bones, target_top))
+    return next((b for b in chains.lineage(bones, top) if b in above_target), None)
 
 
 def check_loop(
@@ -136,7 +126,7 @@ def check_loop(
     two points alike (the other bone hangs below the bone's chain, and has no chain of its
     own)."""
     bones = armature_data(arm).bones
-    common = set(_lineage(bones, item.bone)) & set(_lineage(bones, item.target_bone))
+    common = set(chains.lineage(bones, item.bone)) & set(chains.lineage(bones, item.target_bone))
     if all(name in common for name in moved):
         raise error(
             f"Constraint '{item.name}': bone '{item.bone}' is attached to '{item.target_bone}', "

@@ -1,4 +1,4 @@
-"""Part of the bridge (:mod:`.goals`): the axis names of the constraint items as vectors."""
+"""The axis names of Blender (and of the constraint items: "X", "-Y" ...) as vectors."""
 
 from __future__ import annotations
 
