@@ -216,3 +216,17 @@ def test_a_weld_on_a_sheared_armature_is_refused_like_an_orientation_goal(
     obj.scale = (1.0, 1.5, 1.0)  # non-uniform: the bones' drawn axes are no longer orthogonal
     with pytest.raises(RuntimeError, match=r"Constraint 'a to b': .*orientation goals cannot be"):
         bpy.ops.reach.solve()
+
+
+def test_add_constraint_attach_uses_the_selected_bones(clean_scene: bpy.types.Scene) -> None:
+    """Pose › Reach › Add Constraint › Attach to Bone: the active bone is the other bone."""
+    obj = _armature(PAIR)
+    select_pose_bones(obj, ["a", "b", "root"], active="b")
+    with pytest.raises(RuntimeError, match="select exactly two bones, the one to attach and 'b'"):
+        bpy.ops.reach.constraint_add(goal_type="ATTACH")
+    select_pose_bones(obj, ["a", "b"], active="b")
+    run_op(bpy.ops.reach.constraint_add, goal_type="ATTACH")
+    item = obj.reach_ik.constraints[-1]
+    assert (item.name, item.goal_type, item.attach_hold, item.target, item.target_bone) == (
+        "a to b", "ATTACH", "POINT", obj, "b",
+    )  # fmt: skip
