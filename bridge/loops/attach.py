@@ -18,7 +18,10 @@ each mapped onto a goal the solver has, carried by the other bone:
 
 The solver's chain of such a constraint starts at the lowest bone above both chains' tops
 (:func:`loop_root`): it holds both sides' joints, and the joints above it move both points
-alike, so they change nothing of the loop's closure.
+alike, so they change nothing of the loop's closure. (A solver constraint has one chain root;
+so a bone between that common bone and a chain's top, which another constraint solves, joins
+this chain too: the chain is exactly Chain + Target Chain when the two tops are children of
+one bone, as ``reach.attach_to_bone`` makes them.)
 """
 
 from __future__ import annotations
