@@ -189,7 +189,9 @@ def _draw_attach(box: bpy.types.UILayout, obj: bpy.types.Object, item: ReachCons
         box.prop(item, "aim_axis", text="Hinge Axis")
     if hold in ("HINGE", "SLIDER"):
         box.prop(item, "target_axis", text="Other Bone's Axis")
-    if hold in ("WELD", "HINGE"):
+    if hold == "SLIDER":
+        box.prop(item, "slider_orientation")
+    if hold in ("WELD", "HINGE") or (hold == "SLIDER" and item.slider_orientation):
         _draw_degrees(box, item, rig_length(obj))
         box.prop(item, "position_weight")
     box.prop(item, "weight")

@@ -295,6 +295,13 @@ class ReachConstraint(bpy.types.PropertyGroup):
     attach_hold: EnumProperty(
         override=OVERRIDABLE, name="Hold", items=ATTACH_HOLDS, default="POINT"
     )
+    slider_orientation: BoolProperty(
+        override=OVERRIDABLE,
+        name="Keep Orientation",
+        description="A slider also keeps the orientation the two bones have relative to each "
+        "other at rest (a second constraint, '<name> (orientation)', in the reports)",
+        default=False,
+    )
     target_chain_mode: EnumProperty(
         override=OVERRIDABLE,
         name="Target Chain",

@@ -14,7 +14,8 @@ each mapped onto a goal the solver has, carried by the other bone:
 ``HINGE``  the point, and the bone's *Hinge Axis* (``aim_axis``) parallel to the other bone's
     *Axis* (``target_axis``) (``PositionOrientationGoal`` with one direction): a hinge pin;
 ``SLIDER`` the point on the line through the other bone's point along its *Axis*
-    (``LineGoal``): a slider.
+    (``LineGoal``): a slider; with *Keep Orientation* a second constraint (``OrientationGoal``,
+    named ``"<item> (orientation)"``) holds the weld's orientation too.
 
 The solver's chain of such a constraint starts at the lowest bone above both chains' tops
 (:func:`loop_root`): it holds both sides' joints, and the joints above it move both points
@@ -88,6 +89,17 @@ def relative_axes(arm: bpy.types.Object, item: ReachConstraint) -> np.ndarray | 
         out = np.eye(3)
         out[:, 1] = signed_axis(item.target_axis)
         return out
+    return rest_axes(arm, item)
+
+
+def keeps_orientation(item: ReachConstraint) -> bool:
+    """Whether ``item`` is a slider that also keeps its orientation (a second constraint)."""
+    return item.goal_type == "ATTACH" and item.attach_hold == "SLIDER" and item.slider_orientation
+
+
+def rest_axes(arm: bpy.types.Object, item: ReachConstraint) -> np.ndarray:
+    """The bone's rest axes (3, 3) in the other bone's rest frame (armature space): the
+    orientation a weld, or a slider keeping its orientation, holds."""
     bones = armature_data(arm).bones
     own = np.array(bones[item.bone].matrix_local, dtype=float)[:3, :3]
     other = np.array(bones[item.target_bone].matrix_local, dtype=float)[:3, :3]

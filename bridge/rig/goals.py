@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import TYPE_CHECKING, cast
 
@@ -390,6 +390,31 @@ def _carrying_bones(arm: bpy.types.Object, solved: set[str]) -> set[str]:
     return _moved_bones(arm, solved) - stretched
 
 
+def _orientation_spec(
+    arm: bpy.types.Object,
+    item: ReachConstraint,
+    slider: ConstraintSpec,
+    scale: float,
+    plan: ConstraintPlan,
+) -> ConstraintSpec:
+    """The second constraint of a slider that keeps its orientation: the bone's X and Y axes
+    on the axes they have in the other bone's frame at rest (as a weld), named
+    ``"<item> (orientation)"``; its binding joins ``plan``."""
+    binding = replace(
+        slider.bindings[0], name=f"{item.name} (orientation)", item_kind="ORIENTATION",
+        goal=None, suppress="NONE", relative=attach.rest_axes(arm, item), world_point=None,
+    )  # fmt: skip
+    values = binding.values(arm, scale)
+    binding.goal = solver.OrientationGoal(
+        values["x"], values["y"], degrees=solver_degrees(item), carrier=binding.carrier
+    )
+    plan.bindings.append(binding)
+    x, y = AXIS_VECTORS["X"], AXIS_VECTORS["Y"]
+    return ConstraintSpec(
+        binding.name, item.bone, slider.point, x, y, item.weight, slider.root, [binding]
+    )
+
+
 def build_constraints(
     arm: bpy.types.Object,
     items: list[ReachConstraint],
@@ -476,4 +501,6 @@ def build_constraints(
         if key:
             groups[key] = spec
         plan.specs.append(spec)
+        if attach.keeps_orientation(item):
+            plan.specs.append(_orientation_spec(arm, item, spec, scale, plan))
     return plan

@@ -66,6 +66,13 @@ def _closure(obj: bpy.types.Object, item: object) -> float:
     return float(np.linalg.norm(tip - _point(obj, item.target_bone, item.target_head_tail)))
 
 
+def _turned(r: np.ndarray, r_ref: np.ndarray) -> float:
+    """Angle (degrees) between two rotations (3, 3), from their difference: exact near 0 on
+    float32 matrices (the trace's arccos loses ~0.02 degrees there)."""
+    chord = np.linalg.norm(np.asarray(r) - np.asarray(r_ref)) / (2.0 * math.sqrt(2.0))
+    return math.degrees(2.0 * math.asin(min(chord, 1.0)))
+
+
 def _turn(obj: bpy.types.Object, bone: str, axis: tuple[float, float, float], degrees: float
           ) -> None:  # fmt: skip
     pb = obj.pose.bones[bone]
@@ -128,12 +135,15 @@ def test_a_target_bone_without_target_chain_leaves_the_other_side_still(
     assert not last_report(obj).constraints[0].measured.satisfied
 
 
-@pytest.mark.parametrize("hold", ["POINT", "WELD", "HINGE", "SLIDER"])
+@pytest.mark.parametrize("hold", ["POINT", "WELD", "HINGE", "SLIDER", "SLIDER_ORIENTED"])
 def test_each_hold_keeps_what_it_says(clean_scene: bpy.types.Scene, hold: str) -> None:
     obj = _armature(PAIR)
     rest_relative = world_bone_matrix(obj, "b")[:3, :3].T @ world_bone_matrix(obj, "a")[:3, :3]
+    oriented = hold == "SLIDER_ORIENTED"
+    hold = "SLIDER" if oriented else hold
     run_op(bpy.ops.reach.attach_to_bone, bone="a", other="b", hold=hold)
     item = obj.reach_ik.constraints[-1]
+    item.slider_orientation = oriented
     assert abs(item.target_head_tail - 0.5) < 1e-6
     if hold == "HINGE":
         item.aim_axis, item.target_axis = "X", "X"
@@ -149,12 +159,16 @@ def test_each_hold_keeps_what_it_says(clean_scene: bpy.types.Scene, hold: str) -
         assert np.linalg.norm(off - (off @ axis) * axis) < 1e-5
     else:
         assert np.linalg.norm(tip - middle) < 1e-5
-    if hold == "WELD":
-        relative = b[:3, :3].T @ a[:3, :3]
-        assert rotation_angle(relative, rest_relative) < angle_tolerance
+    relative = b[:3, :3].T @ a[:3, :3]
+    if hold == "WELD" or oriented:
+        assert _turned(relative, rest_relative) < angle_tolerance
+    elif hold == "SLIDER":  # free to turn: the solve left it turned
+        assert _turned(relative, rest_relative) > 1.0
     if hold == "HINGE":
         assert angle_between(a[:3, 0], b[:3, 0]) < angle_tolerance
-    assert last_report(obj).constraints[0].measured.satisfied
+    outcomes = last_report(obj).constraints
+    assert [c.measured.name for c in outcomes] == ["a to b"] + ["a to b (orientation)"] * oriented
+    assert all(c.measured.satisfied for c in outcomes)
 
 
 def test_errors_name_the_constraint_and_the_bones(clean_scene: bpy.types.Scene) -> None:
@@ -193,7 +207,7 @@ def test_errors_name_the_constraint_and_the_bones(clean_scene: bpy.types.Scene) 
         ("POINT", []),
         ("WELD", ["auto_degrees", "position_weight"]),
         ("HINGE", ["aim_axis", "target_axis", "auto_degrees", "position_weight"]),
-        ("SLIDER", ["target_axis"]),
+        ("SLIDER", ["target_axis", "slider_orientation"]),
     ],
 )
 def test_panel_shows_the_hold_and_both_chains(
@@ -208,11 +222,13 @@ def test_panel_shows_the_hold_and_both_chains(
     assert ("suppress" in drawn, "group" in drawn) == (False, False)  # a goal's, not a hold's
 
 
-def test_a_weld_on_a_sheared_armature_is_refused_like_an_orientation_goal(
-    clean_scene: bpy.types.Scene,
+@pytest.mark.parametrize("hold", ["WELD", "HINGE", "SLIDER"])
+def test_a_held_orientation_on_a_sheared_armature_is_refused_like_an_orientation_goal(
+    clean_scene: bpy.types.Scene, hold: str
 ) -> None:
     obj = _armature(PAIR)
-    run_op(bpy.ops.reach.attach_to_bone, bone="a", other="b", hold="WELD")
+    run_op(bpy.ops.reach.attach_to_bone, bone="a", other="b", hold=hold)
+    obj.reach_ik.constraints[-1].slider_orientation = True  # read by a slider only
     obj.scale = (1.0, 1.5, 1.0)  # non-uniform: the bones' drawn axes are no longer orthogonal
     with pytest.raises(RuntimeError, match=r"Constraint 'a to b': .*orientation goals cannot be"):
         bpy.ops.reach.solve()
