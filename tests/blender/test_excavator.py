@@ -94,3 +94,15 @@ def test_excavator_bake_closes_every_attachment_at_every_frame(
     steps, allowed = np.diff(baked_a, axis=0), np.diff(expected_a, axis=0)
     assert (np.abs(steps) <= np.abs(allowed) + 2 * ANGLE).all()
     assert np.ptp(baked_a[:, 0]) > math.radians(20.0)
+
+
+def test_excavator_preview_on_frame_change_closes_the_loops(clean_scene: bpy.types.Scene) -> None:
+    """Evaluate on Frame Change (a preview, no keys) reads each frame's strokes from the rods'
+    animation and closes both attachments, before any bake."""
+    arm = excavator.build_scene()
+    arm.reach_ik.evaluate_on_frame_change = True
+    tolerance = arm.reach_ik.tolerance
+    for frame in range(2, 12):
+        bpy.context.scene.frame_set(frame)
+        bpy.context.view_layer.update()
+        assert max(excavator.closures(arm)) <= tolerance, frame
