@@ -224,6 +224,8 @@ class ConstraintSpec:
         bindings: one per goal; more than one makes a disjunction (any member suffices).
         segment: the figure segment carrying the end-effector when it is not ``bone``'s own
             (an effector on a stretched bone, see :mod:`.stretch`); "" for ``bone``.
+        target_chain: the bones of the goal's *Target Chain* (a loop's other side, see
+            :mod:`..loops.attach`), target bone first; () for none.
     """
 
     name: str
@@ -235,6 +237,7 @@ class ConstraintSpec:
     root: str | None
     bindings: list[GoalBinding]
     segment: str = ""
+    target_chain: tuple[str, ...] = ()
 
     @property
     def effector_segment(self) -> str:
@@ -411,8 +414,9 @@ def _orientation_spec(
     plan.bindings.append(binding)
     x, y = AXIS_VECTORS["X"], AXIS_VECTORS["Y"]
     return ConstraintSpec(
-        binding.name, item.bone, slider.point, x, y, item.weight, slider.root, [binding]
-    )
+        binding.name, item.bone, slider.point, x, y, item.weight, slider.root, [binding],
+        target_chain=slider.target_chain,
+    )  # fmt: skip
 
 
 def build_constraints(
@@ -433,7 +437,7 @@ def build_constraints(
             attach.check_loop(arm, item, chain + target_chain, error)
         for name in chain + target_chain:
             plan.chain_bones.setdefault(name, item.name)
-        tops.append((top, target_top))
+        tops.append((top, target_top, tuple(target_chain)))
     carrying = _carrying_bones(arm, set(plan.chain_bones))
     moved = _moved_bones(arm, set(plan.chain_bones))
 
@@ -441,7 +445,7 @@ def build_constraints(
         plan.asked.add(bone)
         return bone in carrying
 
-    for item, (top, target_top) in zip(items, tops, strict=True):
+    for item, (top, target_top, target_chain) in zip(items, tops, strict=True):
         plan.figure_bones.add(item.bone)
         target = item.target
         assert target is not None, "_validate checked the target"
@@ -496,8 +500,9 @@ def build_constraints(
             spec.bindings.append(binding)
             continue
         spec = ConstraintSpec(
-            key or item.name, item.bone, point, x, y, item.weight, root, [binding]
-        )
+            key or item.name, item.bone, point, x, y, item.weight, root, [binding],
+            target_chain=target_chain,
+        )  # fmt: skip
         if key:
             groups[key] = spec
         plan.specs.append(spec)

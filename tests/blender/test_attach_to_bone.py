@@ -246,3 +246,20 @@ def test_add_constraint_attach_uses_the_selected_bones(clean_scene: bpy.types.Sc
     assert (item.name, item.goal_type, item.attach_hold, item.target, item.target_bone) == (
         "a to b", "ATTACH", "POINT", obj, "b",
     )  # fmt: skip
+
+
+def test_a_locked_bone_attached_to_a_moving_chain_is_solved_by_the_other_side(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    """Only the other side moves (the bone's own chain is locked): the loop closes there."""
+    obj = _armature(PAIR)
+    pb = obj.pose.bones["a"]
+    pb.lock_ik_x = pb.lock_ik_y = pb.lock_ik_z = True
+    run_op(bpy.ops.reach.attach_to_bone, bone="a", other="b")
+    item = obj.reach_ik.constraints[-1]
+    _turn(obj, "b", (1.0, -0.4, 0.5), -30.0)
+    run_op(bpy.ops.reach.solve)
+    assert _closure(obj, item) < 1e-5
+    item.target_chain_mode = "NONE"  # with the other side still too, nothing can move
+    with pytest.raises(RuntimeError, match=f"Constraint '{item.name}': no bone of its chain can"):
+        bpy.ops.reach.solve()
