@@ -122,6 +122,17 @@ def target_chain(
     )  # fmt: skip
 
 
+def target_chain_top(arm: bpy.types.Object, item: ReachConstraint) -> str | None:
+    """The topmost bone of ``item``'s *Target Chain*, or None when it has none or its settings
+    name no bone of ``arm`` (the next solve names the problem)."""
+    if item.target_bone not in armature_data(arm).bones:
+        return None
+    try:  # a Target Chain Root that is no bone, or not above the target bone
+        return target_chain(arm, item, ValueError)[1]
+    except ValueError:
+        return None
+
+
 def loop_root(arm: bpy.types.Object, top: str, target_top: str) -> str | None:
     """The lowest bone at or above both chain tops (the solver's chain root of a loop whose
     two sides move), or None when they hang off different roots (every ancestor then)."""

@@ -263,3 +263,19 @@ def test_a_locked_bone_attached_to_a_moving_chain_is_solved_by_the_other_side(
     item.target_chain_mode = "NONE"  # with the other side still too, nothing can move
     with pytest.raises(RuntimeError, match=f"Constraint '{item.name}': no bone of its chain can"):
         bpy.ops.reach.solve()
+
+
+def test_not_modelled_lists_the_other_sides_bone_constraints(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    """A bone constraint on the loop's other side moves the goal after the solve: listed."""
+    obj = _armature(FOUR_BAR)
+    run_op(bpy.ops.reach.attach_to_bone, bone="coupler", other="rocker")
+    heading = extension.bridge.measure.not_modelled.HEADING
+    labels = [text for kind, text in draw_panels(extension) if kind == "label"]
+    assert heading not in labels
+    con = obj.pose.bones["rocker"].constraints.new("COPY_ROTATION")
+    con.target, con.influence = bpy.data.objects.new("Source", None), 0.5
+    labels = [text for kind, text in draw_panels(extension) if kind == "label"]
+    assert labels[labels.index(heading) + 1] == "bone 'rocker': Copy Rotation 'Copy Rotation' " \
+        "(influence 0.5)"  # fmt: skip
