@@ -6,6 +6,7 @@ flow per folder, each importing only from the folders before it:
 - ``blender``: Blender's API as the bridge needs it (version differences, channel rotations,
   the model's world, whether an armature may be written, which ones a job holds);
 - ``blender_ik``: the meaning Blender's own IK gives to limits, chains and pole targets;
+- ``loops``: closed loops (*Attach to Bone*): what is held, the chains of both sides;
 - ``rig``: an armature and its Reach constraints read into a ``solver.Figure`` and goals;
 - ``measure``: residuals on Blender's evaluated pose, why they differ, the report of a solve;
 - ``write``: keys, keying sets, auto-keying, and the scene state saved to put back;

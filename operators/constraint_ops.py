@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, cast
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
-from ..bridge.edit import constraint_list
+from ..bridge.edit import attach_bone, constraint_list
 from ..bridge.errors import RigError
 from ..bridge.session.rig_session import RigSession
 from ..props import preferences
 from ..props.access import armature_data
-from ..props.groups import GOAL_TYPES
+from ..props.groups import ATTACH_HOLDS, GOAL_TYPES
 from . import common
 
 GOAL_LABELS = {key: label for key, label, _description in GOAL_TYPES}
@@ -52,6 +52,8 @@ def _target(
 
 
 def _add(context: bpy.types.Context, bone_name: str, target_name: str, goal_type: str) -> str:
+    if goal_type == "ATTACH":  # the other bone is the active one, not a target object
+        return _attach(context, bone_name, "", "POINT")
     obj = common.active_armature(context)
     bone = _bone(context, obj, bone_name)
     target = _target(context, obj, target_name)
@@ -66,6 +68,19 @@ def _add(context: bpy.types.Context, bone_name: str, target_name: str, goal_type
     item = cast("ReachConstraint", constraint_list.append(settings, name, bone, target, goal_type))
     preferences.apply_defaults(settings)
     return f"added '{item.name}' -> '{target.name}'{extra}{_chain_note(obj, item)}"
+
+
+def _attach(context: bpy.types.Context, bone: str, other: str, hold: str) -> str:
+    obj = common.active_armature(context)
+    selected = [pb.name for pb in getattr(context, "selected_pose_bones", None) or ()
+                if pb.id_data == obj]  # fmt: skip
+    active = getattr(context, "active_pose_bone", None)
+    active_name = active.name if active is not None and active.id_data == obj else None
+    bone, other = attach_bone.pair(selected, active_name, bone, other)
+    settings = common.settings_of(obj)
+    text = attach_bone.attach(obj, settings, bone, other, hold)
+    preferences.apply_defaults(settings)
+    return text
 
 
 def _chain_note(obj: bpy.types.Object, item: ReachConstraint) -> str:
@@ -164,6 +179,21 @@ class REACH_OT_pin(_ArmatureOperator):
         return common.run(self, lambda: _pin(context, self.bone, self.orientation))
 
 
+class REACH_OT_attach_to_bone(_ArmatureOperator):
+    """Hold a point of the selected bone on the active bone (same armature): a closed loop, both
+    bones' chains solved together"""
+
+    bl_idname = "reach.attach_to_bone"
+    bl_label = "Attach to Bone"
+
+    bone: StringProperty(name="Bone", description="Bone to attach (default: the selected one)")
+    other: StringProperty(name="Other Bone", description="Bone held on (default: the active one)")
+    hold: EnumProperty(name="Hold", items=ATTACH_HOLDS, default="POINT")
+
+    def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
+        return common.run(self, lambda: _attach(context, self.bone, self.other, self.hold))
+
+
 class REACH_OT_convert_ik(_ArmatureOperator):
     """Turn the armature's built-in IK constraints into Reach constraints (and mute them)"""
 
@@ -180,5 +210,6 @@ classes = (
     REACH_OT_constraint_remove,
     REACH_OT_constraint_move,
     REACH_OT_pin,
+    REACH_OT_attach_to_bone,
     REACH_OT_convert_ik,
 )

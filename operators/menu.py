@@ -20,6 +20,7 @@ ENTRIES: tuple[tuple[str, str, IconItems, dict[str, object]] | None, ...] = (
     ("reach.clear_keys", "Clear Reach Keys", "X", {}),
     None,
     ("reach.pin", "Pin Bone", "PINNED", {}),
+    ("reach.attach_to_bone", "Attach to Bone", "CONSTRAINT_BONE", {}),
     ("reach.constraint_remove", "Remove Active Constraint", "REMOVE", {}),
     ("reach.constraint_move", "Move Constraint Up", "TRIA_UP", {"direction": "UP"}),
     ("reach.constraint_move", "Move Constraint Down", "TRIA_DOWN", {"direction": "DOWN"}),

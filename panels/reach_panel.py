@@ -101,6 +101,7 @@ class REACH_PT_main(_ReachPanel):
         layout.prop(settings, "show_overlay")
         row = layout.row(align=True)
         row.operator("reach.pin", icon="PINNED")
+        row.operator("reach.attach_to_bone", icon="CONSTRAINT_BONE")
         row.operator("reach.convert_ik", icon="CON_KINEMATIC")
         if 0 <= settings.active_index < len(settings.constraints):
             _draw_constraint(layout.box(), obj, settings.constraints[settings.active_index])
@@ -134,6 +135,27 @@ def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: Reach
         box.prop_search(item, "target_bone", item.target.data, "bones")
         if item.target_bone:
             box.prop(item, "target_head_tail")
+    if item.target == obj and item.target_bone:  # a closed loop: the other side's chain
+        _draw_target_chain(box, obj, item)
+    if item.goal_type == "ATTACH":
+        _draw_attach(box, obj, item)
+    else:
+        _draw_goal(box, obj, item)
+    box.prop(item, "chain_mode")
+    if item.chain_mode == "ROOT":
+        box.prop_search(item, "chain_root", obj.data, "bones")
+    elif item.chain_mode == "LENGTH":
+        box.prop(item, "chain_length")
+    lines = not_modelled(obj, item)  # read from the rig now: no solve needed, never stale
+    if lines:
+        col = box.column(align=True)
+        col.label(text=HEADING, icon="ERROR")
+        for line in lines:
+            col.label(text=line)
+
+
+def _draw_goal(box: bpy.types.UILayout, obj: bpy.types.Object, item: ReachConstraint) -> None:
+    """The settings of a goal on a target (every goal type but Attach to Bone)."""
     kind = item.goal_type
     if kind in ("LINE", "PLANE", "HALF_SPACE"):
         box.prop(item, "target_axis")
@@ -147,17 +169,32 @@ def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: Reach
         box.prop(item, "position_weight")
     box.prop(item, "weight")
     box.prop(item, "group")
-    box.prop(item, "chain_mode")
-    if item.chain_mode == "ROOT":
-        box.prop_search(item, "chain_root", obj.data, "bones")
-    elif item.chain_mode == "LENGTH":
-        box.prop(item, "chain_length")
-    lines = not_modelled(obj, item)  # read from the rig now: no solve needed, never stale
-    if lines:
-        col = box.column(align=True)
-        col.label(text=HEADING, icon="ERROR")
-        for line in lines:
-            col.label(text=line)
+
+
+def _draw_target_chain(
+    box: bpy.types.UILayout, obj: bpy.types.Object, item: ReachConstraint
+) -> None:
+    box.prop(item, "target_chain_mode")
+    if item.target_chain_mode == "ROOT":
+        box.prop_search(item, "target_chain_root", obj.data, "bones")
+    elif item.target_chain_mode == "LENGTH":
+        box.prop(item, "target_chain_length")
+
+
+def _draw_attach(box: bpy.types.UILayout, obj: bpy.types.Object, item: ReachConstraint) -> None:
+    """What an *Attach to Bone* holds (its axes) and its weights."""
+    box.prop(item, "attach_hold")
+    hold = item.attach_hold
+    if hold == "HINGE":
+        box.prop(item, "aim_axis", text="Hinge Axis")
+    if hold in ("HINGE", "SLIDER"):
+        box.prop(item, "target_axis", text="Other Bone's Axis")
+    if hold == "SLIDER":
+        box.prop(item, "slider_orientation")
+    if hold in ("WELD", "HINGE") or (hold == "SLIDER" and item.slider_orientation):
+        _draw_degrees(box, item, rig_length(obj))
+        box.prop(item, "position_weight")
+    box.prop(item, "weight")
 
 
 def _scene_units(value: float) -> str:

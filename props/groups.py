@@ -55,6 +55,35 @@ GOAL_TYPES = (
         "Half-space",
         "Keep the end-effector on the side of the target's plane its axis points to",
     ),
+    (
+        "ATTACH",
+        "Attach to Bone",
+        "Hold the end-effector on a point of another bone of this armature (Target Bone): a "
+        "closed loop, both bones' chains solved as one system (Hold says what is held)",
+    ),
+)
+#: What an *Attach to Bone* constraint holds (``ReachConstraint.attach_hold``).
+ATTACH_HOLDS = (
+    ("POINT", "Point", "The point only: a ball joint"),
+    (
+        "WELD",
+        "Weld",
+        "The point and the orientation the two bones have relative to each other at rest",
+    ),
+    (
+        "HINGE",
+        "Hinge",
+        "The point and one axis: the bone's Hinge Axis kept parallel to the other bone's Axis "
+        "(a hinge pin)",
+    ),
+    ("SLIDER", "Slider", "The point kept on the line along the other bone's Axis (a slider)"),
+)
+#: The chains a constraint's target side can have (``ReachConstraint.target_chain_mode``).
+TARGET_CHAINS = (
+    ("NONE", "None", "The target bone's own chain is not solved (it moves only as others move it)"),
+    ("ALL", "All Ancestors", "Every parent of the target bone up to the root moves too"),
+    ("ROOT", "Root Bone", "Bones from the target chain's root down to the target bone move too"),
+    ("LENGTH", "Length", "This many bones, counted from the target bone upwards, move too"),
 )
 #: The solver's methods (every one registered in :mod:`solver.methods`), labelled.
 METHODS = method_items()
@@ -269,6 +298,32 @@ class ReachConstraint(bpy.types.PropertyGroup):
     )
     chain_length: IntProperty(
         override=OVERRIDABLE, name="Chain Length", default=2, min=1, soft_max=30
+    )
+    # A Target Bone of the same armature (a closed loop, *Attach to Bone*): what is held and
+    # the target side's own chain, solved with the constrained side's as one system.
+    attach_hold: EnumProperty(
+        override=OVERRIDABLE, name="Hold", items=ATTACH_HOLDS, default="POINT"
+    )
+    slider_orientation: BoolProperty(
+        override=OVERRIDABLE,
+        name="Keep Orientation",
+        description="A slider also keeps the orientation the two bones have relative to each "
+        "other at rest (a second constraint, '<name> (orientation)', in the reports)",
+        default=False,
+    )
+    target_chain_mode: EnumProperty(
+        override=OVERRIDABLE,
+        name="Target Chain",
+        description="Bones above the target bone (a bone of this armature) the solve moves too, "
+        "so both sides of the loop move",
+        items=TARGET_CHAINS,
+        default="NONE",
+    )
+    target_chain_root: StringProperty(
+        override=OVERRIDABLE, name="Target Chain Root", description="Topmost bone that moves"
+    )
+    target_chain_length: IntProperty(
+        override=OVERRIDABLE, name="Target Chain Length", default=1, min=1, soft_max=30
     )
 
 

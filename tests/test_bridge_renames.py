@@ -35,6 +35,7 @@ class Item:
     chain_root: str = ""
     target: object = None
     target_bone: str = ""
+    target_chain_root: str = ""
 
 
 @dataclass
@@ -104,6 +105,21 @@ def test_follow_rewrites_bone_chain_root_and_target_bone() -> None:
         "Constraint 'reach' of 'Chain': bone 'b2' renamed to 'hand'",
         "Constraint 'reach' of 'Chain': chain_root 'b0' renamed to 'root'",
         "Constraint 'hold' of 'Other': target_bone 'b2' renamed to 'hand'",
+    ]
+
+
+def test_follow_rewrites_the_target_chain_root_of_a_loop() -> None:
+    """An Attach to Bone's Target Chain root is a bone of the target armature (its own)."""
+    rig = Obj("Rig", armature(1, "base", "cylinder", "rod", "boom"))
+    rig.reach_ik.constraints.append(
+        Item("ram", bone="rod", target=rig, target_bone="boom", target_chain_root="boom")
+    )
+    notes = renames.follow([rig], {1: {"boom": "arm"}})
+    item = rig.reach_ik.constraints[0]
+    assert (item.target_bone, item.target_chain_root) == ("arm", "arm")
+    assert notes == [
+        "Constraint 'ram' of 'Rig': target_chain_root 'boom' renamed to 'arm'",
+        "Constraint 'ram' of 'Rig': target_bone 'boom' renamed to 'arm'",
     ]
 
 

@@ -28,6 +28,7 @@ LAYERS = (
     "bridge.errors",
     "bridge.blender",
     "bridge.blender_ik",
+    "bridge.loops",
     "bridge.rig",
     "bridge.measure",
     "bridge.write",

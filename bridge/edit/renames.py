@@ -91,7 +91,12 @@ def follow(objects: Iterable[bpy.types.Object], renames: Renames) -> list[str]:
                 if target is not None and target.type == "ARMATURE"
                 else {}
             )
-            for prop, mapping in (("bone", own), ("chain_root", own), ("target_bone", of_target)):
+            for prop, mapping in (
+                ("bone", own),
+                ("chain_root", own),
+                ("target_chain_root", of_target),
+                ("target_bone", of_target),
+            ):
                 old = getattr(item, prop)
                 if old in mapping:
                     setattr(item, prop, mapping[old])

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..loops.attach import target_chain_top
 from ..rig.goals import chain_top
 from .diagnose import interfering, target_links
 
@@ -35,5 +36,10 @@ HEADING = "Not modelled (measured, then corrected):"
 def not_modelled(obj: bpy.types.Object, item: ReachConstraint) -> list[str]:
     """One line per bone constraint on ``item``'s chain, then per link of its target to the
     armature ``obj``, that the solve does not model (empty when there is none, or when the
-    item's bone is not a bone of ``obj``)."""
-    return interfering(obj, item.bone, chain_top(obj, item)) + target_links(obj, item.target)
+    item's bone is not a bone of ``obj``); a loop's other side (its *Target Chain*) too."""
+    lines = interfering(obj, item.bone, chain_top(obj, item))
+    target_top = target_chain_top(obj, item)
+    if target_top is not None:
+        other = interfering(obj, item.target_bone, target_top)
+        lines += [line for line in other if line not in lines]
+    return lines + target_links(obj, item.target)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..bake.report import BakeReport
+from ..loops.attach import solver_kind
 from ..rig.goals import effector_factor, signed_axis
 from .shapes import GoalView
 
@@ -66,7 +67,7 @@ def view_of(obj: bpy.types.Object, item: ReachConstraint, state: str) -> GoalVie
     try:
         return GoalView(
             name=item.name,
-            kind=item.goal_type,
+            kind=solver_kind(item),  # an Attach to Bone drawn as its Hold's goal
             effector=head + effector_factor(item) * (tail - head),
             target=target,
             axis=target_axes @ signed_axis(item.target_axis),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import TYPE_CHECKING, cast
 
@@ -20,7 +20,9 @@ import numpy as np
 
 from ... import solver
 from ...props.access import armature_data
+from ..blender.axes import AXIS_VECTORS, signed_axis
 from ..blender.model_space import ModelSpace, model_space
+from ..loops import attach, chains
 from .carried_targets import Carry, carried_offset, find_carry
 from .size import solver_degrees
 
@@ -29,20 +31,9 @@ if TYPE_CHECKING:
 
     from ...props.groups import ReachConstraint
 
-AXIS_VECTORS = {
-    "X": np.array([1.0, 0.0, 0.0]),
-    "Y": np.array([0.0, 1.0, 0.0]),
-    "Z": np.array([0.0, 0.0, 1.0]),
-}
 POINT_GOALS = ("POSITION", "POSITION_ORIENTATION", "AIM", "LINE", "PLANE", "HALF_SPACE")
 #: Goal types that read the target's point only, none of its axes.
 AXIS_FREE_GOALS = ("POSITION", "AIM")
-
-
-def signed_axis(spec: str) -> np.ndarray:
-    """Unit vector (3,) of an axis name "X", "-Y", ..."""
-    sign = -1.0 if spec.startswith("-") else 1.0
-    return sign * AXIS_VECTORS[spec[-1]]
 
 
 def effector_factor(item: ReachConstraint) -> float:
@@ -69,6 +60,9 @@ class GoalBinding:
     # (3,) world goal point as :meth:`frame` last read it from the target (None for a bone of
     # the armature or a carried target): the bake checks it without reading the target again.
     world_point: np.ndarray | None = None
+    # (3, 3) the goal's axes in the target's frame (columns X, Y, Z), None for the target's
+    # own: a weld's or a hinge's (:func:`..loops.attach.relative_axes`).
+    relative: np.ndarray | None = None
 
     def solver_goal(self) -> solver.Goal:
         """The goal, once :func:`build_constraints` has made it; ValueError before."""
@@ -174,6 +168,8 @@ class GoalBinding:
             if kind not in AXIS_FREE_GOALS:
                 raise ValueError(f"GoalBinding '{self.name}': a {kind} goal needs the axes")
             return out
+        if self.relative is not None:
+            axes = axes @ self.relative
         if kind in ("ORIENTATION", "POSITION_ORIENTATION"):
             out["x"] = None if self.suppress == "X" else axes[:, 0]
             out["y"] = None if self.suppress == "Y" else axes[:, 1]
@@ -196,7 +192,7 @@ def _make_goal(
 ) -> solver.Goal:
     """The solver goal of ``item`` on its target's values ``v`` (:meth:`GoalBinding.values`)."""
     c = binding.carrier
-    kind = item.goal_type
+    kind = binding.item_kind
     if kind == "POSITION":
         return solver.PositionGoal(v["point"], carrier=c)
     if kind == "ORIENTATION":
@@ -228,6 +224,8 @@ class ConstraintSpec:
         bindings: one per goal; more than one makes a disjunction (any member suffices).
         segment: the figure segment carrying the end-effector when it is not ``bone``'s own
             (an effector on a stretched bone, see :mod:`.stretch`); "" for ``bone``.
+        target_chain: the bones of the goal's *Target Chain* (a loop's other side, see
+            :mod:`..loops.attach`), target bone first; () for none.
     """
 
     name: str
@@ -239,6 +237,7 @@ class ConstraintSpec:
     root: str | None
     bindings: list[GoalBinding]
     segment: str = ""
+    target_chain: tuple[str, ...] = ()
 
     @property
     def effector_segment(self) -> str:
@@ -321,26 +320,10 @@ def _chain(
     arm: bpy.types.Object, item: ReachConstraint, error: Callable[[str], Exception]
 ) -> tuple[list[str], str]:
     """Bones of an item's chain (effector first) and its topmost bone."""
-    bones = armature_data(arm).bones
-    bone = bones[item.bone]
-    chain = []
-    if item.chain_mode == "ROOT" and item.chain_root:
-        if item.chain_root not in bones:
-            raise error(f"Constraint '{item.name}': chain root bone '{item.chain_root}' not found")
-        while bone is not None:
-            chain.append(bone.name)
-            if bone.name == item.chain_root:
-                return chain, bone.name
-            bone = bone.parent
-        raise error(
-            f"Constraint '{item.name}': chain root '{item.chain_root}' is not a parent "
-            f"of bone '{item.bone}'"
-        )
-    limit = item.chain_length if item.chain_mode == "LENGTH" else 10**9
-    while bone is not None and len(chain) < limit:
-        chain.append(bone.name)
-        bone = bone.parent
-    return chain, chain[-1]
+    return chains.walk(
+        armature_data(arm).bones, item.bone, item.chain_mode, item.chain_root,
+        item.chain_length, error, f"Constraint '{item.name}'",
+    )  # fmt: skip
 
 
 def chain_top(arm: bpy.types.Object, item: ReachConstraint) -> str | None:
@@ -362,6 +345,7 @@ def _validate(
         raise error(f"Constraint '{item.name}': no bone set")
     if item.bone not in bones:
         raise error(f"Constraint '{item.name}': bone '{item.bone}' not found in '{arm.name}'")
+    attach.check_item(arm, item, error)
     target = item.target
     if target is None:
         raise error(f"Constraint '{item.name}': no target object (deleted or never set)")
@@ -409,6 +393,32 @@ def _carrying_bones(arm: bpy.types.Object, solved: set[str]) -> set[str]:
     return _moved_bones(arm, solved) - stretched
 
 
+def _orientation_spec(
+    arm: bpy.types.Object,
+    item: ReachConstraint,
+    slider: ConstraintSpec,
+    scale: float,
+    plan: ConstraintPlan,
+) -> ConstraintSpec:
+    """The second constraint of a slider that keeps its orientation: the bone's X and Y axes
+    on the axes they have in the other bone's frame at rest (as a weld), named
+    ``"<item> (orientation)"``; its binding joins ``plan``."""
+    binding = replace(
+        slider.bindings[0], name=f"{item.name} (orientation)", item_kind="ORIENTATION",
+        goal=None, suppress="NONE", relative=attach.rest_axes(arm, item), world_point=None,
+    )  # fmt: skip
+    values = binding.values(arm, scale)
+    binding.goal = solver.OrientationGoal(
+        values["x"], values["y"], degrees=solver_degrees(item), carrier=binding.carrier
+    )
+    plan.bindings.append(binding)
+    x, y = AXIS_VECTORS["X"], AXIS_VECTORS["Y"]
+    return ConstraintSpec(
+        binding.name, item.bone, slider.point, x, y, item.weight, slider.root, [binding],
+        target_chain=slider.target_chain,
+    )  # fmt: skip
+
+
 def build_constraints(
     arm: bpy.types.Object,
     items: list[ReachConstraint],
@@ -422,9 +432,12 @@ def build_constraints(
     for item in items:  # every chain first: a target is carried by any bone a chain moves
         _validate(arm, item, error)
         chain, top = _chain(arm, item, error)
-        for name in chain:
+        target_chain, target_top = attach.target_chain(arm, item, error)
+        if item.goal_type == "ATTACH":
+            attach.check_loop(arm, item, chain + target_chain, error)
+        for name in chain + target_chain:
             plan.chain_bones.setdefault(name, item.name)
-        tops.append(top)
+        tops.append((top, target_top, tuple(target_chain)))
     carrying = _carrying_bones(arm, set(plan.chain_bones))
     moved = _moved_bones(arm, set(plan.chain_bones))
 
@@ -432,7 +445,7 @@ def build_constraints(
         plan.asked.add(bone)
         return bone in carrying
 
-    for item, top in zip(items, tops, strict=True):
+    for item, (top, target_top, target_chain) in zip(items, tops, strict=True):
         plan.figure_bones.add(item.bone)
         target = item.target
         assert target is not None, "_validate checked the target"
@@ -448,8 +461,9 @@ def build_constraints(
         if carrier is not None:
             plan.figure_bones.add(carrier)
         binding = GoalBinding(
-            item.name, item.goal_type, None, target, item.target_bone,
-            item.target_head_tail, item.target_axis, item.suppress, carrier, error, carry,
+            item.name, attach.solver_kind(item), None, target, item.target_bone,
+            item.target_head_tail, item.target_axis, attach.suppress(item), carrier, error, carry,
+            relative=attach.relative_axes(arm, item),
         )  # fmt: skip
         values = binding.values(arm, scale)  # its errors name the constraint already
         try:
@@ -458,7 +472,9 @@ def build_constraints(
             raise error(f"Constraint '{item.name}': {exc}") from None
         plan.bindings.append(binding)
         x = y = None
-        if item.goal_type == "AIM":
+        if item.goal_type == "ATTACH":
+            x, y = attach.effector_axes(item)
+        elif item.goal_type == "AIM":
             x = signed_axis(item.aim_axis)
         elif item.goal_type in ("ORIENTATION", "POSITION_ORIENTATION"):
             x, y = AXIS_VECTORS["X"], AXIS_VECTORS["Y"]
@@ -466,6 +482,9 @@ def build_constraints(
             [0.0, armature_data(arm).bones[item.bone].length * scale * effector_factor(item), 0.0]
         )
         root = None if item.chain_mode == "ALL" else top
+        if target_top is not None:  # both sides of the loop move (see :mod:`..loops.attach`)
+            both = root is not None and item.target_chain_mode != "ALL"
+            root = attach.loop_root(arm, top, target_top) if both else None
         key = item.group.strip()
         if key and key in groups:
             spec = groups[key]
@@ -481,9 +500,12 @@ def build_constraints(
             spec.bindings.append(binding)
             continue
         spec = ConstraintSpec(
-            key or item.name, item.bone, point, x, y, item.weight, root, [binding]
-        )
+            key or item.name, item.bone, point, x, y, item.weight, root, [binding],
+            target_chain=target_chain,
+        )  # fmt: skip
         if key:
             groups[key] = spec
         plan.specs.append(spec)
+        if attach.keeps_orientation(item):
+            plan.specs.append(_orientation_spec(arm, item, spec, scale, plan))
     return plan

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 
 def chain_of(arm: bpy.types.Object, spec: ConstraintSpec) -> list[str]:
-    """Bone names of a constraint's chain (``(n,)``, effector bone first, up to its root)."""
+    """Bone names of a constraint's chain (``(n,)``, effector bone first, up to its root), then
+    those of its *Target Chain* (a loop's other side)."""
     bones = arm.pose.bones
     bone: bpy.types.PoseBone | None = bones[spec.bone]
     out = []
@@ -31,7 +32,7 @@ def chain_of(arm: bpy.types.Object, spec: ConstraintSpec) -> list[str]:
         if bone.name == spec.root:
             break
         bone = bone.parent
-    return out
+    return out + [name for name in spec.target_chain if name not in out]
 
 
 def joint_moves(figure: solver.Figure, name: str) -> bool:

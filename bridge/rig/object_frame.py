@@ -27,6 +27,7 @@ import numpy as np
 from ..blender import channel_rotations
 from ..blender.model_space import SHEAR_TOLERANCE, ModelSpace, model_space, similarity_scale
 from ..errors import RigError
+from ..loops.attach import keeps_orientation, solver_kind
 
 if TYPE_CHECKING:
     import bpy
@@ -93,7 +94,7 @@ def armature_space(obj: bpy.types.Object, items: Iterable[ReachConstraint]) -> M
     space = model_space(_checked_matrix(obj))
     if space.sheared:
         for item in items:
-            if item.goal_type in ORIENTATION_GOALS:
+            if solver_kind(item) in ORIENTATION_GOALS or keeps_orientation(item):  # welds too
                 raise RigError(
                     f"Constraint '{item.name}': {_sheared(obj)}; orientation goals cannot be "
                     "met on it (position, aim, line, plane and half-space goals can): make "
