@@ -12,6 +12,7 @@ from .. import solver
 from ..bridge.blender import busy_armatures
 from ..bridge.blender.editable import why_not_editable
 from ..bridge.edit.constraint_list import NothingToDoError
+from ..bridge.joined.solve import JoinedReport
 from ..bridge.session import last_report
 from ..props.access import armature_data as armature_data  # re-exported for the operators
 from ..props.access import settings_of as settings_of  # re-exported for the operators
@@ -19,6 +20,7 @@ from ..props.access import settings_of as settings_of  # re-exported for the ope
 if TYPE_CHECKING:
     from bpy._typing.rna_enums import OperatorReturnItems, WmReportItems
 
+    from ..bridge.joined.solve import JoinedReport
     from ..bridge.measure.frame_report import FrameReport
 
 
@@ -80,7 +82,7 @@ def poll_constraints(operator: type[bpy.types.Operator], context: bpy.types.Cont
     return True
 
 
-def run(operator: bpy.types.Operator, action: Callable[[], str | FrameReport],
+def run(operator: bpy.types.Operator, action: Callable[[], str | FrameReport | JoinedReport],
         keep_for: bpy.types.Object | None = None) -> set[OperatorReturnItems]:  # fmt: skip
     """Run a bridge action and turn its outcome or its error into the operator's report.
 
@@ -101,7 +103,7 @@ def run(operator: bpy.types.Operator, action: Callable[[], str | FrameReport],
     if isinstance(outcome, str):
         report(operator, {"INFO"}, f"Reach: {outcome}")
         return {"FINISHED"}
-    if keep_for is not None:
+    if keep_for is not None and not isinstance(outcome, JoinedReport):  # a join keeps its own
         last_report.store(keep_for, outcome)
     report(operator, {"INFO"} if outcome.satisfied else {"WARNING"}, outcome.text())
     return {"FINISHED"}

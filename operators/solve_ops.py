@@ -15,6 +15,7 @@ import bpy
 from bpy.props import BoolProperty
 
 from .. import solver
+from ..bridge.joined.together import group_of, solve_together
 from ..bridge.session.kept import session_for
 from ..bridge.solve.frame_solve import MAX_PASSES, FrameSolve
 from . import common
@@ -39,13 +40,43 @@ class REACH_OT_solve(ModalJob[FrameSolve], bpy.types.Operator):
         description="Key the solved channels (only those) at the current frame",
         default=False,
     )
+    all_selected: BoolProperty(
+        name="All Selected Armatures",
+        description=(
+            "Solve every selected armature that has Reach constraints in one system with the "
+            "active one (armatures whose constraints target each other's bones always are)"
+        ),
+        default=False,
+    )
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
         return common.poll_constraints(cls, context)
 
+    def _group(self, context: bpy.types.Context) -> list[bpy.types.Object]:
+        """The armatures this Solve joins (the active one alone unless linked or asked)."""
+        selected = context.selected_objects if self.all_selected else ()
+        return group_of(common.active_armature(context), context.view_layer, selected)
+
+    def invoke(
+        self, context: bpy.types.Context, event: bpy.types.Event
+    ) -> set[OperatorReturnItems]:
+        """Several armatures solve in one go (no modal run); one armature as ModalJob does."""
+        if len(self._group(context)) > 1:
+            return self.execute(context)
+        return super().invoke(context, event)
+
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         obj = common.active_armature(context)
+        group = self._group(context)
+        if len(group) > 1:
+            return common.run(
+                self,
+                lambda: solve_together(
+                    group, context.scene, context.view_layer, self.insert_keys,
+                    context.scene.frame_current,
+                ),
+            )  # fmt: skip
         # The solve blocks the UI: the progress cursor says it is busy until it returns.
         wm = context.window_manager
         wm.progress_begin(0, 1)

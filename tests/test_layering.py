@@ -35,6 +35,7 @@ LAYERS = (
     "bridge.solve",
     "bridge.bake",
     "bridge.session",
+    "bridge.joined",  # several armatures as one system: above the sessions it joins
     "bridge.live",
     "bridge.overlay",
     "panels",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import TYPE_CHECKING, cast
 
@@ -487,3 +487,12 @@ def build_constraints(
             groups[key] = spec
         plan.specs.append(spec)
     return plan
+
+
+def carried_copy(binding: GoalBinding, item: ReachConstraint, carrier: str) -> solver.Goal:
+    """A new goal of ``item``'s kind carried by segment ``carrier`` (a figure that is not
+    the rig's own: :mod:`..joined.figure`), at the geometry ``binding``'s goal holds now (the
+    caller updates it before every solve)."""
+    goal = binding.solver_goal()
+    values = {part.attribute: value for part, value in goal.geometry().items()}
+    return _make_goal(replace(binding, carrier=carrier), item, values)

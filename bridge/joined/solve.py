@@ -1,0 +1,185 @@
+"""A Solve of several armatures at one frame as one system (:mod:`.figure`).
+
+Every armature is read as for a Solve of it alone (its kept
+:class:`..solve.armature_solver.ArmatureSolver`: pose, placement, targets), the join solves every
+armature's joints in one solver run, each armature's share of the solution is written into its
+own pose, Blender evaluates them all once, and every constraint is measured on that evaluation:
+a goal between two armatures is measured between the two evaluated bones. The report is per
+armature (:class:`JoinedReport`).
+
+Not done here (a Solve of one armature does them): correction passes (a measured miss the
+model does not see is reported, with its cause, not corrected), the modal run (the join runs in
+one go), and following targets Blender does not evaluate (they are refused, naming them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ... import solver
+from ..measure.diagnose import explain
+from ..measure.frame_report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
+from ..measure.residuals import measure
+from ..rig.build import Rig, solver_options
+from ..rig.size import distance_tolerance
+from ..rig.targets import check_targets
+from ..solve.armature_solver import ArmatureSolver
+from ..solve.pole_start import start_at_poles
+from ..solve.unevaluated import check_armature, refuse_unevaluated_targets
+from ..write import keys
+from .figure import JoinedFigure
+
+
+@dataclass(frozen=True)
+class JoinedReport:
+    """The outcome of one solve (or bake) over several armatures.
+
+    Attributes:
+        reports: (armature name, its report) per armature, the active one first.
+        dof: degrees of freedom of the joined figure.
+        seconds: solver time of the one solve, seconds.
+        crossing: constraints whose goal is a bone of another armature of the join.
+    """
+
+    reports: tuple[tuple[str, FrameReport], ...]
+    dof: int
+    seconds: float
+    crossing: tuple[str, ...] = ()
+
+    @property
+    def satisfied(self) -> bool:
+        """Every armature's constraints within tolerance on Blender's evaluated pose."""
+        return all(report.satisfied for _name, report in self.reports)
+
+    def text(self) -> str:
+        """The operator report: one summary line, then each armature's report, indented."""
+        names = ", ".join(f"'{name}'" for name, _report in self.reports)
+        lines = [
+            f"Reach: {len(self.reports)} armatures solved as one system ({names}), "
+            f"{self.dof} DOF, {self.seconds * 1000.0:.1f} ms"
+        ]
+        for name, report in self.reports:
+            lines.append(f"Armature '{name}':")
+            lines += [f"  {line}" for line in report.text().splitlines()]
+        return "\n".join(lines)
+
+
+def joined_options(members: Sequence[ArmatureSolver]) -> solver.Options:
+    """The join's solver options: the first armature's, with the tightest tolerances and the
+    largest iteration count of all of them (every armature gets at least what it asks for)."""
+    each = [solver_options(m.rig, m.settings) for m in members]
+    tolerances = [o.tolerance for o in each if o.tolerance is not None]
+    return each[0].replace(
+        tolerance=min(tolerances) if tolerances else None,
+        angle_tolerance=min(o.angle_tolerance for o in each),
+        max_iterations=max(o.max_iterations for o in each),
+    )
+
+
+def prepare_members(members: Sequence[ArmatureSolver]) -> None:
+    """Read every armature as a Solve of it alone reads it (refusing what it would refuse)."""
+    for member in members:
+        check_armature(member.obj, member.view_layer)
+        refuse_unevaluated_targets(member.obj, member.rig.bindings, member.view_layer)
+        member.prepare()
+        check_targets(member.rig)
+        start_at_poles(member.rig)
+
+
+def member_report(
+    member: ArmatureSolver,
+    result: solver.IKResult,
+    joined: solver.IKResult,
+    n_keys: int,
+    others: str,
+    method: str,
+) -> FrameReport:
+    """``member``'s report: its constraints measured on Blender's evaluated pose (call after
+    the pose is written and evaluated); ``result`` is its share of the ``joined`` result;
+    ``others`` names the other armatures, ``method`` the solve method."""
+    rig, obj, settings = member.rig, member.obj, member.settings
+    tolerance = distance_tolerance(settings, rig.length)
+    measured = measure(rig, member.view_layer.depsgraph, tolerance, settings.angle_tolerance)
+    outcomes = []
+    for spec, c, m, r in zip(rig.specs, rig.constraints, measured, result.residuals, strict=True):
+        reason = ""
+        if c.weight == 0.0:
+            reason = WEIGHT_ZERO
+        elif not m.satisfied and r.satisfied:  # the model reached it, Blender's pose did not
+            reason = explain(obj, spec, rig.solved)
+        outcomes.append(ConstraintOutcome(m, r.distance, r.angle, reason, c.weight == 0.0))
+    counted = [o for o, c in zip(outcomes, rig.constraints, strict=True) if c.weight > 0.0]
+    satisfied = all(o.satisfied for o in counted)
+    status = status_in_words(
+        satisfied,
+        all(r.satisfied for r in result.residuals),
+        joined.status in (solver.Status.MAX_ITERATIONS, solver.Status.TIME_LIMIT),
+        bool(result.active_set),
+    )
+    return FrameReport(
+        status=status,
+        satisfied=satisfied,
+        constraints=tuple(outcomes),
+        passes=0,
+        iterations=joined.nit,
+        seconds=joined.time,
+        dof=len(rig.figure.coordinate_names),
+        bones=len(rig.solved),
+        keys=n_keys,
+        notes=(*rig.notes, f"solved as one system with {others}"),
+        method=method,
+    )
+
+
+def _key(rig: Rig, channels: dict, frame: float) -> int:
+    """Key ``rig``'s solved channels at ``frame``; return the number of keys."""
+    data = {
+        key: (np.array([frame]), np.array([keys.channel_value(channels, *key)]))
+        for key in keys.solved_channels(rig)
+    }
+    return keys.write_keys(rig.obj, data, (frame, frame), "LAYER")
+
+
+def solve_joined(
+    members: Sequence[ArmatureSolver], insert_keys: bool = False, frame: float | None = None
+) -> JoinedReport:
+    """Solve ``members``' armatures at the current frame in one system, write each pose (and
+    keys), measure each on Blender's evaluated pose.
+
+    Args:
+        members: one kept solver per armature (at least two), the active one first.
+        insert_keys: key every armature's solved channels at ``frame``.
+        frame: the frame keys go on (the scene's current frame when None).
+
+    Raises:
+        RigError: an armature or target the join cannot solve (named).
+    """
+    prepare_members(members)
+    join = JoinedFigure([m.rig for m in members])
+    join.sync()
+    options = joined_options(members)
+    result = solver.Solver(join.figure, join.constraints, options).solve(join.start())
+    parts = join.split(result)
+    channels = []
+    for member, part in zip(members, parts, strict=True):
+        member.rig.apply(part)
+        channels.append(member.rig.channels())
+        member.rig.write_pose(channels[-1])
+    members[0].view_layer.update()
+    at = float(frame if frame is not None else members[0].scene.frame_current)
+    reports = []
+    for member, part, chosen in zip(members, parts, channels, strict=True):
+        n_keys = _key(member.rig, chosen, at) if insert_keys else 0
+        others = ", ".join(f"'{m.obj.name}'" for m in members if m is not member)
+        reports.append(
+            (
+                member.obj.name,
+                member_report(member, part, result, n_keys, others, options.method_name),
+            )
+        )
+    return JoinedReport(
+        tuple(reports), len(join.figure.coordinate_names), result.time, join.crossing
+    )

@@ -1,0 +1,52 @@
+"""Several armatures solved or baked as one system: the kept sessions joined
+(:mod:`.figure`, :mod:`.solve`).
+
+The operators ask :func:`group_of` which armatures a Solve or bake of the active one joins; for
+more than one they call :func:`solve_together` instead of one session's Solve.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from ...props.access import settings_of
+from ..session import last_report
+from ..session.kept import session_for
+from .group import armature_group
+from .solve import JoinedReport, solve_joined
+
+if TYPE_CHECKING:
+    import bpy
+
+__all__ = ["JoinedReport", "group_of", "solve_together"]
+
+
+def group_of(
+    active: bpy.types.Object,
+    view_layer: bpy.types.ViewLayer,
+    selected: Iterable[bpy.types.Object] = (),
+) -> list[bpy.types.Object]:
+    """The armatures a Solve or bake of ``active`` joins (``active`` first; see
+    :func:`.group.armature_group`)."""
+    return armature_group(active, view_layer.objects, selected)
+
+
+def solve_together(
+    objects: Sequence[bpy.types.Object],
+    scene: bpy.types.Scene,
+    view_layer: bpy.types.ViewLayer,
+    insert_keys: bool = False,
+    frame: float | None = None,
+) -> JoinedReport:
+    """Solve ``objects``' armatures in one system at the current frame (keys at ``frame``);
+    each armature's part of the report is kept as its last report (the panel's Last Solve).
+
+    Raises:
+        RigError: an armature or a target cannot be solved (named).
+    """
+    members = [session_for(o, settings_of(o), scene, view_layer) for o in objects]
+    report = solve_joined(members, insert_keys, frame)
+    for obj, (_name, part) in zip(objects, report.reports, strict=True):
+        last_report.store(obj, part)
+    return report

@@ -1,0 +1,106 @@
+"""Several armatures in one Solve: armature A's hand held on a bone of armature B.
+
+A's tip has a Reach constraint whose target is armature B with Target Bone ``b1`` (its tail):
+the part both arms hold. B's tip must stay on a plane. Solved alone, A would read B's bone
+where it is (out of A's reach) and miss; solved as one system, both chains move, the hand
+meets the bone on Blender's evaluated pose, and each armature is keyed and reported.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import bpy
+import numpy as np
+import pytest
+
+from tests.blender.conftest import run_op, world_bone_tail
+from tests.blender.reach_scenes import (
+    activate,
+    add_constraint,
+    add_empty,
+    keys_of,
+    last_report,
+    make_chain,
+    pose_of,
+    tolerance_of,
+)
+
+
+def _two_arms() -> tuple[bpy.types.Object, bpy.types.Object]:
+    """A at the origin and B 2.5 along X, two unit bones each along +Z; A's tip held on B's
+    tip, B's tip on the plane z = 1.2."""
+    b = make_chain("B", n=2)
+    b.location = (2.5, 0.0, 0.0)
+    a = make_chain("A", n=2)
+    plane = add_empty("Plane", (2.5, 0.0, 1.2))
+    add_constraint(b, "b1", plane, "PLANE", target_axis="Z")
+    add_constraint(a, "b1", b, "POSITION", target_bone="b1", target_head_tail=1.0)
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(False)
+    activate(a)
+    bpy.ops.object.mode_set(mode="POSE")
+    return a, b
+
+
+def _closure(a: bpy.types.Object, b: bpy.types.Object) -> float:
+    """Distance between A's tip and B's tip on Blender's evaluated pose."""
+    bpy.context.view_layer.update()
+    return float(np.linalg.norm(world_bone_tail(a, "b1") - world_bone_tail(b, "b1")))
+
+
+def test_solve_moves_both_arms_and_closes_the_hold(clean_scene: bpy.types.Scene) -> None:
+    a, b = _two_arms()
+    rest_a, rest_b = pose_of(a), pose_of(b)
+    run_op(bpy.ops.reach.solve)
+    assert _closure(a, b) <= tolerance_of(a)
+    assert abs(world_bone_tail(b, "b1")[2] - 1.2) <= tolerance_of(b)
+    for obj, rest in ((a, rest_a), (b, rest_b)):  # both chains moved
+        moved = max(np.abs(pose_of(obj)[n] - rest[n]).max() for n in rest)
+        assert moved > 0.1, obj.name
+    for obj in (a, b):  # each armature's Last Solve: its own constraints, all reached
+        report = last_report(obj)
+        assert report.satisfied, report.text()
+        names = {c.name for c in report.constraints}
+        assert names == {item.name for item in obj.reach_ik.constraints}
+        assert any("one system" in note and "'" in note for note in report.notes)
+
+
+def test_solve_and_key_keys_both_armatures_in_one_undo_step(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    a, b = _two_arms()
+    rest = {obj.name: pose_of(obj) for obj in (a, b)}
+    run_op(bpy.ops.ed.undo_push, message="before the solve")
+    # undo=True (the third positional argument): an undo step, as the button makes
+    run_op(bpy.ops.reach.solve, "EXEC_DEFAULT", True, insert_keys=True)
+    a, b = bpy.data.objects["A"], bpy.data.objects["B"]
+    for obj in (a, b):
+        keyed = keys_of(obj)
+        assert keyed and all(data[0] == 1.0 for data in keyed.values()), obj.name
+    run_op(bpy.ops.ed.undo)
+    a, b = bpy.data.objects["A"], bpy.data.objects["B"]
+    for obj in (a, b):
+        assert keys_of(obj) == {}, obj.name
+        pose = pose_of(obj)
+        assert all(np.array_equal(pose[n], v) for n, v in rest[obj.name].items()), obj.name
+
+
+def test_the_report_names_each_armature(clean_scene: bpy.types.Scene) -> None:
+    a, b = _two_arms()
+    joined = importlib.import_module("bl_ext.user_default.reach_ik.bridge.joined.together")
+    assert joined.group_of(a, bpy.context.view_layer) == [a, b]
+    text = joined.solve_together([a, b], clean_scene, bpy.context.view_layer).text()
+    assert "2 armatures solved as one system ('A', 'B')" in text
+    assert "Armature 'A':" in text and "Armature 'B':" in text
+
+
+def test_a_mirrored_armature_is_refused_naming_it(clean_scene: bpy.types.Scene) -> None:
+    a, b = _two_arms()
+    b.scale = (-1.0, 1.0, 1.0)
+    before_a, before_b = pose_of(a), pose_of(b)
+    with pytest.raises(RuntimeError, match="Armature 'B' has a negative \\(mirroring\\) scale"):
+        bpy.ops.reach.solve()
+    for obj, before in ((a, before_a), (b, before_b)):
+        after = pose_of(obj)
+        assert all(np.array_equal(before[n], after[n]) for n in before), obj.name
