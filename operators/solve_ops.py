@@ -15,7 +15,7 @@ import bpy
 from bpy.props import BoolProperty
 
 from .. import solver
-from ..bridge.joined.together import group_of, solve_together
+from ..bridge.joined.together import solve_together
 from ..bridge.session.kept import session_for
 from ..bridge.solve.frame_solve import MAX_PASSES, FrameSolve
 from . import common
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 CANCELLED_TEXT = "Solve cancelled: pose restored"
 
 
-class REACH_OT_solve(ModalJob[FrameSolve], bpy.types.Operator):
+class REACH_OT_solve(common.JoinsArmatures, ModalJob[FrameSolve], bpy.types.Operator):
     """Solve the active armature's enabled Reach constraints at this frame (ESC: pose restored)"""
 
     bl_idname = "reach.solve"
@@ -53,22 +53,9 @@ class REACH_OT_solve(ModalJob[FrameSolve], bpy.types.Operator):
     def poll(cls, context: bpy.types.Context) -> bool:
         return common.poll_constraints(cls, context)
 
-    def _group(self, context: bpy.types.Context) -> list[bpy.types.Object]:
-        """The armatures this Solve joins (the active one alone unless linked or asked)."""
-        selected = context.selected_objects if self.all_selected else ()
-        return group_of(common.active_armature(context), context.view_layer, selected)
-
-    def invoke(
-        self, context: bpy.types.Context, event: bpy.types.Event
-    ) -> set[OperatorReturnItems]:
-        """Several armatures solve in one go (no modal run); one armature as ModalJob does."""
-        if len(self._group(context)) > 1:
-            return self.execute(context)
-        return super().invoke(context, event)
-
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         obj = common.active_armature(context)
-        group = self._group(context)
+        group = common.joined_armatures(context, self.all_selected)
         if len(group) > 1:
             return common.run(
                 self,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +32,9 @@ from ..solve.pole_start import start_at_poles
 from ..solve.unevaluated import check_armature, refuse_unevaluated_targets
 from ..write import keys
 from .figure import JoinedFigure
+
+if TYPE_CHECKING:
+    from ...props.groups import ReachSettings
 
 
 @dataclass(frozen=True)
@@ -67,16 +71,20 @@ class JoinedReport:
         return "\n".join(lines)
 
 
-def joined_options(members: Sequence[ArmatureSolver]) -> solver.Options:
-    """The join's solver options: the first armature's, with the tightest tolerances and the
-    largest iteration count of all of them (every armature gets at least what it asks for)."""
-    each = [solver_options(m.rig, m.settings) for m in members]
+def joined_options(
+    rigs: Sequence[tuple[Rig, ReachSettings]], time_limit: float | None = None
+) -> solver.Options:
+    """The join's solver options from each (rig, its settings): the first armature's, with the
+    tightest tolerances and the largest iteration count of all of them (every armature gets at
+    least what it asks for); ``time_limit`` (seconds) replaces the solver's when given."""
+    each = [solver_options(rig, settings) for rig, settings in rigs]
     tolerances = [o.tolerance for o in each if o.tolerance is not None]
-    return each[0].replace(
+    options = each[0].replace(
         tolerance=min(tolerances) if tolerances else None,
         angle_tolerance=min(o.angle_tolerance for o in each),
         max_iterations=max(o.max_iterations for o in each),
     )
+    return options if time_limit is None else options.replace(time_limit=time_limit)
 
 
 def prepare_members(members: Sequence[ArmatureSolver]) -> None:
@@ -160,7 +168,7 @@ def solve_joined(
     prepare_members(members)
     join = JoinedFigure([m.rig for m in members])
     join.sync()
-    options = joined_options(members)
+    options = joined_options([(m.rig, m.settings) for m in members])
     result = solver.Solver(join.figure, join.constraints, options).solve(join.start())
     parts = join.split(result)
     channels = []

@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING
 from ...props.access import settings_of
 from ..session import last_report
 from ..session.kept import session_for
+from .bake import JoinedBakeReport, bake_joined
 from .group import armature_group
 from .solve import JoinedReport, solve_joined
 
 if TYPE_CHECKING:
     import bpy
 
-__all__ = ["JoinedReport", "group_of", "solve_together"]
+__all__ = ["JoinedBakeReport", "JoinedReport", "bake_together", "group_of", "solve_together"]
 
 
 def group_of(
@@ -47,6 +48,27 @@ def solve_together(
     """
     members = [session_for(o, settings_of(o), scene, view_layer) for o in objects]
     report = solve_joined(members, insert_keys, frame)
+    for obj, (_name, part) in zip(objects, report.reports, strict=True):
+        last_report.store(obj, part)
+    return report
+
+
+def bake_together(
+    objects: Sequence[bpy.types.Object],
+    frames: Sequence[int],
+    mode: str,
+    scene: bpy.types.Scene,
+    depsgraph: bpy.types.Depsgraph,
+    time_limit: float,
+) -> JoinedBakeReport:
+    """Bake ``frames`` of ``objects``' armatures as one system (:func:`.bake.bake_joined`);
+    each armature's part of the report is kept as its last report.
+
+    Raises:
+        BakeError: the bake stopped (named frame and cause); nothing was written.
+    """
+    report = bake_joined(objects, frames, mode, scene=scene, depsgraph=depsgraph,
+                         time_limit=time_limit)  # fmt: skip
     for obj, (_name, part) in zip(objects, report.reports, strict=True):
         last_report.store(obj, part)
     return report

@@ -104,3 +104,52 @@ def test_a_mirrored_armature_is_refused_naming_it(clean_scene: bpy.types.Scene) 
     for obj, before in ((a, before_a), (b, before_b)):
         after = pose_of(obj)
         assert all(np.array_equal(before[n], after[n]) for n in before), obj.name
+
+
+def test_a_bake_keys_both_arms_and_the_hold_closes_at_every_frame(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    a, b = _two_arms()
+    plane = bpy.data.objects["Plane"]
+    for frame, z in ((1, 0.9), (9, 1.4)):  # the held part rises: both arms follow
+        plane.location.z = z
+        plane.keyframe_insert("location", frame=frame)
+    run_op(bpy.ops.ed.undo_push, message="before the bake")
+    run_op(bpy.ops.reach.bake, "EXEC_DEFAULT", True, use_scene_range=False, frame_start=1,
+           frame_end=9)  # fmt: skip
+    a, b = bpy.data.objects["A"], bpy.data.objects["B"]
+    for obj in (a, b):
+        keyed = keys_of(obj)
+        assert keyed, obj.name
+        for data in keyed.values():  # (frame, value) pairs: one key per baked frame
+            np.testing.assert_array_equal(data[:18:2], np.arange(1.0, 10.0))
+        report = last_report(obj)
+        assert report.satisfied and report.frames == tuple(range(1, 10)), report.text()
+    heights = []
+    for frame in range(1, 10):
+        clean_scene.frame_set(frame)
+        assert _closure(a, b) <= tolerance_of(a), frame
+        heights.append(world_bone_tail(b, "b1")[2])
+        expected = bpy.data.objects["Plane"].matrix_world.translation.z
+        assert abs(heights[-1] - expected) <= tolerance_of(b), frame
+    assert heights[-1] - heights[0] > 0.4
+    run_op(bpy.ops.ed.undo)
+    for name in ("A", "B"):
+        assert keys_of(bpy.data.objects[name]) == {}, name
+
+
+def test_all_selected_armatures_bake_in_one_system(clean_scene: bpy.types.Scene) -> None:
+    first, second = make_chain("First", n=2), make_chain("Second", n=2)
+    second.location = (3.0, 0.0, 0.0)
+    for obj, x in ((first, 1.0), (second, 4.0)):
+        add_constraint(obj, "b1", add_empty(f"Goal{obj.name}", (x, 0.0, 1.0)), "POSITION")
+    for obj in (first, second):
+        obj.select_set(True)
+    activate(first)
+    run_op(bpy.ops.reach.bake, use_scene_range=False, frame_start=1, frame_end=3,
+           all_selected=True)  # fmt: skip
+    for obj in (first, second):
+        report = last_report(obj)
+        assert report.satisfied, report.text()
+        assert any("one system with" in note for note in report.notes), report.notes
+        assert keys_of(obj), obj.name
