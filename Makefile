@@ -26,7 +26,7 @@ else
 DEMO_VENV := .venv-bpy$(BLENDER)
 endif
 
-.PHONY: test test-main test-flamenco test-bpy42 test-bpy45 test-bpy43 test-bpy44 demo zip tube bench bench-blender lint typecheck format clean
+.PHONY: test test-main test-flamenco test-bpy42 test-bpy45 test-bpy43 test-bpy44 demo branching zip tube bench bench-blender lint typecheck format clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +71,11 @@ test-bpy43 test-bpy44: test-bpy%: .venv-bpy%/.installed
 # (`make demo BLENDER=45` on Blender 4.5 LTS, and so on).
 demo: $(DEMO_VENV)/.installed
 	$(DEMO_VENV)/bin/python -m examples.blender_demo
+
+# Seed 004's figures: a branching arm on a circle and a figure-eight, three arms on spirals baked
+# as one system; contact sheets out/branching.png and out/spiral_arms.png.
+branching: $(DEMO_VENV)/.installed
+	$(DEMO_VENV)/bin/python -m examples.branching_demo
 
 # The extension zip for Blender's Install from Disk: dist/reach_ik-<version>.zip, built by
 # Blender's own builder from the bpy wheel (no Blender install needed).

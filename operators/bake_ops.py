@@ -187,11 +187,18 @@ class REACH_OT_bake(common.JoinsArmatures, ModalJob[BakeJob], bpy.types.Operator
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         group = common.joined_armatures(context, self.all_selected)
         if len(group) > 1:
+            obj = group[0]
+            unsupported = [name for name, given in (
+                ("Bake To", self.target != "CURRENT"), ("Smooth", self._smooth(obj) is not None),
+                ("Only Selected Constraints", self.only_selected),
+                ("Only Selected Bones", self._only_selected_bones(obj)),
+                ("Method", self._method() is not None),
+            ) if given]  # fmt: skip
             return common.run(
                 self,
                 lambda: bake_together(
                     group, self._frames(context.scene), self.mode, context.scene,
-                    context.evaluated_depsgraph_get(), self.time_limit,
+                    context.evaluated_depsgraph_get(), self.time_limit, unsupported,
                 ),
             )  # fmt: skip
         job = self._start_job(context)

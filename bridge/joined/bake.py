@@ -118,6 +118,7 @@ def bake_joined(
     scene: Scene,
     depsgraph: Depsgraph,
     time_limit: float = TIME_LIMIT,
+    unsupported: Sequence[str] = (),
 ) -> JoinedBakeReport:
     """Bake ``frames`` of ``objects``' armatures as one system into keys on each one's
     solved channels, measured on Blender's evaluated pose at every frame.
@@ -129,10 +130,18 @@ def bake_joined(
         scene: the scene whose frame is stepped.
         depsgraph: the view layer's depsgraph to measure on.
         time_limit: wall-time budget of each frame's solve, seconds.
+        unsupported: options of a one-armature bake the caller was given and a join does not
+            offer (see the module doc): refused, named, before anything changes.
 
     Raises:
         BakeError: naming the frame and the cause; every armature is left as it was.
     """
+    names = ", ".join(f"'{obj.name}'" for obj in objects)
+    if unsupported:
+        raise BakeError(
+            f"Reach bake of {names} as one system: {', '.join(unsupported)} not offered for "
+            "several armatures (bake the current action, or bake each armature alone)"
+        )
     frames = [int(f) for f in frames]
     if not frames:
         raise BakeError("Reach bake: the frame range is empty")

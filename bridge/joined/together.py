@@ -60,15 +60,17 @@ def bake_together(
     scene: bpy.types.Scene,
     depsgraph: bpy.types.Depsgraph,
     time_limit: float,
+    unsupported: Sequence[str] = (),
 ) -> JoinedBakeReport:
     """Bake ``frames`` of ``objects``' armatures as one system (:func:`.bake.bake_joined`);
-    each armature's part of the report is kept as its last report.
+    each armature's part of the report is kept as its last report. ``unsupported``: bake
+    options given that a join does not offer (named in the error).
 
     Raises:
         BakeError: the bake stopped (named frame and cause); nothing was written.
     """
     report = bake_joined(objects, frames, mode, scene=scene, depsgraph=depsgraph,
-                         time_limit=time_limit)  # fmt: skip
+                         time_limit=time_limit, unsupported=unsupported)  # fmt: skip
     for obj, (_name, part) in zip(objects, report.reports, strict=True):
         last_report.store(obj, part)
     return report

@@ -153,3 +153,11 @@ def test_all_selected_armatures_bake_in_one_system(clean_scene: bpy.types.Scene)
         assert report.satisfied, report.text()
         assert any("one system with" in note for note in report.notes), report.notes
         assert keys_of(obj), obj.name
+
+
+def test_a_joined_bake_refuses_options_it_does_not_offer(clean_scene: bpy.types.Scene) -> None:
+    a, b = _two_arms()
+    with pytest.raises(RuntimeError, match="Bake To, Smooth not offered for several armatures"):
+        bpy.ops.reach.bake(use_scene_range=False, frame_start=1, frame_end=3,
+                           target="NEW_ACTION", smooth=True)  # fmt: skip
+    assert keys_of(a) == {} and keys_of(b) == {}
