@@ -18,11 +18,15 @@ scene (``out/branching.png``, ``out/spiral_arms.png``; :mod:`examples.demo_rende
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
-from examples.blender_demo import _isolate_blender_home, _leave, install_extension, last_report
+from examples.blender_demo import (
+    _isolate_blender_home,
+    install_extension,
+    last_report,
+    run_and_leave,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 #: Frames of each shot (one turn of each track).
@@ -231,12 +235,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except BaseException:
-        import traceback
-
-        traceback.print_exc()
-        _leave(1)
-    sys.stdout.flush()
-    _leave(0)
+    run_and_leave(main)
