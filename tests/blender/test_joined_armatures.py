@@ -9,12 +9,14 @@ meets the bone on Blender's evaluated pose, and each armature is keyed and repor
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 
 import bpy
 import numpy as np
 import pytest
 
 from tests.blender.conftest import run_op, world_bone_tail
+from tests.blender.panel_draw import draw_panels
 from tests.blender.reach_scenes import (
     activate,
     add_constraint,
@@ -161,3 +163,43 @@ def test_a_joined_bake_refuses_options_it_does_not_offer(clean_scene: bpy.types.
         bpy.ops.reach.bake(use_scene_range=False, frame_start=1, frame_end=3,
                            target="NEW_ACTION", smooth=True)  # fmt: skip
     assert keys_of(a) == {} and keys_of(b) == {}
+
+
+def test_each_armatures_last_solve_panel_shows_its_own_part(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    a, b = _two_arms()
+    run_op(bpy.ops.reach.solve)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for obj, other in ((a, "B"), (b, "A")):
+        activate(obj)
+        labels = [text for kind, text in draw_panels(extension) if kind == "label"]
+        mine = obj.reach_ik.constraints[0].name
+        assert any(text.startswith(f"{mine}:") for text in labels), labels
+        assert f"solved as one system with '{other}'" in labels, labels
+
+
+def test_a_target_bone_below_the_other_armatures_figure_rides_on_its_figure_bone(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    """B's ``grip`` (a child of B's solved tip, 0.3 along X from its tail) is in no constraint
+    of B, so it is not in B's figure: A's goal on it is carried by B's ``b1`` at the offset
+    Blender's pose gives."""
+    b = make_chain("B", n=2)
+    bpy.context.view_layer.objects.active = b
+    bpy.ops.object.mode_set(mode="EDIT")
+    grip = b.data.edit_bones.new("grip")
+    grip.head, grip.tail = (0.0, 0.0, 2.0), (-0.3, 0.0, 2.0)
+    grip.parent = b.data.edit_bones["b1"]
+    bpy.ops.object.mode_set(mode="OBJECT")
+    b.location = (2.5, 0.0, 0.0)
+    a = make_chain("A", n=2)
+    add_constraint(b, "b1", add_empty("Plane", (2.5, 0.0, 1.2)), "PLANE", target_axis="Z")
+    add_constraint(a, "b1", b, "POSITION", target_bone="grip", target_head_tail=1.0)
+    activate(a)
+    run_op(bpy.ops.reach.solve)
+    bpy.context.view_layer.update()
+    gap = np.linalg.norm(world_bone_tail(a, "b1") - world_bone_tail(b, "grip"))
+    assert gap <= tolerance_of(a)
+    assert abs(world_bone_tail(b, "b1")[2] - 1.2) <= tolerance_of(b)
+    assert last_report(a).satisfied and last_report(b).satisfied
