@@ -151,6 +151,47 @@ def _key(rig: Rig, channels: dict, frame: float) -> int:
     return keys.write_keys(rig.obj, data, (frame, frame), "LAYER")
 
 
+@dataclass(frozen=True)
+class _KeptJoin:
+    """The last join a Solve built, kept for the next Solve of the same rigs (the kept sessions
+    give the same rig objects while nothing their build read has changed)."""
+
+    rigs: tuple[Rig, ...]
+    versions: tuple[int, ...]  # each rig figure's ``version`` (its layout, limits) at the build
+    join: JoinedFigure
+    solver: solver.Solver
+
+    def fits(self, rigs: Sequence[Rig]) -> bool:
+        """Whether this join holds ``rigs`` as a new one would (the same rig objects, none of
+        whose figures changed its layout or limits since)."""
+        return (
+            len(rigs) == len(self.rigs)
+            and all(a is b for a, b in zip(rigs, self.rigs, strict=True))
+            and tuple(r.figure.version for r in rigs) == self.versions
+        )
+
+
+#: The last join (at most one: a join holds every member's rig).
+_KEPT: list[_KeptJoin] = []
+
+
+def _join_for(rigs: Sequence[Rig], options: solver.Options) -> _KeptJoin:
+    """The kept join of ``rigs`` when it still fits, else a new one (kept in its place; its
+    solver made with ``options``, each solve passes its own)."""
+    if _KEPT and _KEPT[0].fits(rigs):
+        return _KEPT[0]
+    join = JoinedFigure(rigs)
+    kept = _KeptJoin(tuple(rigs), tuple(r.figure.version for r in rigs), join,
+                     solver.Solver(join.figure, join.constraints, options))  # fmt: skip
+    _KEPT[:] = [kept]
+    return kept
+
+
+def clear() -> None:
+    """Forget the kept join (tests, unregister)."""
+    _KEPT.clear()
+
+
 def solve_joined(
     members: Sequence[ArmatureSolver], insert_keys: bool = False, frame: float | None = None
 ) -> JoinedReport:
@@ -166,10 +207,11 @@ def solve_joined(
         RigError: an armature or target the join cannot solve (named).
     """
     prepare_members(members)
-    join = JoinedFigure([m.rig for m in members])
-    join.sync()
     options = joined_options([(m.rig, m.settings) for m in members])
-    result = solver.Solver(join.figure, join.constraints, options).solve(join.start())
+    kept = _join_for([m.rig for m in members], options)
+    join = kept.join
+    join.sync()
+    result = kept.solver.solve(join.start(), options=options)
     parts = join.split(result)
     channels = []
     for member, part in zip(members, parts, strict=True):

@@ -15,7 +15,7 @@ import bpy
 import numpy as np
 import pytest
 
-from tests.blender.conftest import run_op, world_bone_tail
+from tests.blender.conftest import run_op, world_bone_head, world_bone_tail
 from tests.blender.panel_draw import draw_panels
 from tests.blender.reach_scenes import (
     activate,
@@ -203,3 +203,20 @@ def test_a_target_bone_below_the_other_armatures_figure_rides_on_its_figure_bone
     assert gap <= tolerance_of(a)
     assert abs(world_bone_tail(b, "b1")[2] - 1.2) <= tolerance_of(b)
     assert last_report(a).satisfied and last_report(b).satisfied
+
+
+def test_a_second_solve_follows_the_moved_part_and_an_edit(clean_scene: bpy.types.Scene) -> None:
+    """The join is kept between Solves of the same rigs: a second Solve after the plane moved
+    reads it again, and one after a constraint edit (a new rig) holds the new goal."""
+    a, b = _two_arms()
+    run_op(bpy.ops.reach.solve)
+    bpy.data.objects["Plane"].location.z = 1.4
+    run_op(bpy.ops.reach.solve)
+    assert _closure(a, b) <= tolerance_of(a)
+    assert abs(world_bone_tail(b, "b1")[2] - 1.4) <= tolerance_of(b)
+    a.reach_ik.constraints[0].target_head_tail = 0.5  # now the middle of B's tip bone
+    run_op(bpy.ops.reach.solve)
+    bpy.context.view_layer.update()
+    middle = 0.5 * (world_bone_tail(b, "b1") + world_bone_head(b, "b1"))
+    assert np.linalg.norm(world_bone_tail(a, "b1") - middle) <= tolerance_of(a)
+    assert abs(world_bone_tail(b, "b1")[2] - 1.4) <= tolerance_of(b)
