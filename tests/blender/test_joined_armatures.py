@@ -97,15 +97,25 @@ def test_the_report_names_each_armature(clean_scene: bpy.types.Scene) -> None:
     assert "Armature 'A':" in text and "Armature 'B':" in text
 
 
-def test_a_mirrored_armature_is_refused_naming_it(clean_scene: bpy.types.Scene) -> None:
+@pytest.mark.parametrize(
+    ("scale", "why"),
+    [((-1.0, 1.0, 1.0), "a negative \\(mirroring\\) scale"),
+     ((1.0, 2.0, 1.0), "a non-uniform scale or shear")],
+)  # fmt: skip
+def test_an_armature_whose_space_cannot_hold_the_other_is_refused_naming_it(
+    clean_scene: bpy.types.Scene, scale: tuple, why: str
+) -> None:
     a, b = _two_arms()
-    b.scale = (-1.0, 1.0, 1.0)
+    b.scale = scale
     before_a, before_b = pose_of(a), pose_of(b)
-    with pytest.raises(RuntimeError, match="Armature 'B' has a negative \\(mirroring\\) scale"):
+    with pytest.raises(RuntimeError, match=f"Armature 'B' has {why}"):
         bpy.ops.reach.solve()
+    with pytest.raises(RuntimeError, match=f"Armature 'B' has {why}"):
+        bpy.ops.reach.bake(use_scene_range=False, frame_start=1, frame_end=3)
     for obj, before in ((a, before_a), (b, before_b)):
         after = pose_of(obj)
         assert all(np.array_equal(before[n], after[n]) for n in before), obj.name
+        assert keys_of(obj) == {}, obj.name
 
 
 def test_a_bake_keys_both_arms_and_the_hold_closes_at_every_frame(
