@@ -230,3 +230,26 @@ def test_a_second_solve_follows_the_moved_part_and_an_edit(clean_scene: bpy.type
     middle = 0.5 * (world_bone_tail(b, "b1") + world_bone_head(b, "b1"))
     assert np.linalg.norm(world_bone_tail(a, "b1") - middle) <= tolerance_of(a)
     assert abs(world_bone_tail(b, "b1")[2] - 1.4) <= tolerance_of(b)
+
+
+def test_a_loop_inside_one_armature_holds_in_the_join(clean_scene: bpy.types.Scene) -> None:
+    """B's tip is held on the tail of its own ``hook`` (a child of B's root bone, so the solve
+    moves it: a goal carried inside B, copied onto B's segment in the join); A's tip on B's
+    tip. Both goals close on the evaluated pose."""
+    b = make_chain("B", n=2)
+    bpy.context.view_layer.objects.active = b
+    bpy.ops.object.mode_set(mode="EDIT")
+    hook = b.data.edit_bones.new("hook")
+    hook.head, hook.tail = (0.0, 0.0, 0.5), (0.866025, 0.0, 0.5)  # 1 from b0's tail
+    hook.parent = b.data.edit_bones["b0"]
+    bpy.ops.object.mode_set(mode="OBJECT")
+    b.location = (2.5, 0.0, 0.0)
+    a = make_chain("A", n=2)
+    add_constraint(b, "b1", b, "POSITION", target_bone="hook", target_head_tail=1.0)
+    add_constraint(a, "b1", b, "POSITION", target_bone="b1", target_head_tail=1.0)
+    activate(a)
+    run_op(bpy.ops.reach.solve)
+    bpy.context.view_layer.update()
+    assert np.linalg.norm(world_bone_tail(b, "b1") - world_bone_tail(b, "hook")) <= tolerance_of(b)
+    assert _closure(a, b) <= tolerance_of(a)
+    assert last_report(a).satisfied and last_report(b).satisfied
