@@ -171,15 +171,21 @@ def build_spiral_arms() -> list[object]:
     return arms
 
 
-def _pictures(arms: list[object], look_at: tuple, scale: float) -> None:
-    """Display geometry for every armature and its targets, and the camera."""
+def _pictures(arms: list[object], look_at: tuple, scale: float, front: bool) -> None:
+    """Display geometry for every armature and its targets, and the camera: looking along +Y
+    when ``front`` (paths in the XZ plane), else demo_render's view from the front left."""
+    import math
+
     from examples import demo_render
 
     for arm in arms:
         demo_render.add_figure_mesh(arm)
     targets = [item.target for arm in arms for item in arm.reach_ik.constraints]
     demo_render.add_target_spheres(targets, radius=0.07)
-    demo_render.setup_render(look_at=look_at, resolution=(320, 320), ortho_scale=scale)
+    camera = demo_render.setup_render(look_at=look_at, resolution=(320, 320), ortho_scale=scale)
+    if front:
+        camera.location = (look_at[0], look_at[1] - 8.0, look_at[2])
+        camera.rotation_euler = (math.pi / 2.0, 0.0, 0.0)
 
 
 def _sheet(label: str, out: Path) -> list:
@@ -212,7 +218,7 @@ def main() -> None:
     out.mkdir(exist_ok=True)
     new_file()
     arm = build_branching_arm()
-    _pictures([arm], look_at=(0.0, 0.0, 2.1), scale=5.0)
+    _pictures([arm], look_at=(0.0, 0.0, 2.0), scale=4.6, front=True)
     seconds = _bake([arm], all_selected=False)
     report = last_report(arm)
     print(f"branching arm: {FRAMES} frames baked in {seconds:.2f} s, {report.n_dof} DOF")
@@ -221,7 +227,7 @@ def main() -> None:
                               out / "branching.png")  # fmt: skip
     new_file()
     arms = build_spiral_arms()
-    _pictures(arms, look_at=(0.0, 0.0, 1.6), scale=6.5)
+    _pictures(arms, look_at=(0.0, 0.0, 1.6), scale=6.5, front=False)
     seconds = _bake(arms, all_selected=True)
     print(f"spiral arms: {len(arms)} armatures, {FRAMES} frames baked as one system in "
           f"{seconds:.2f} s")  # fmt: skip
