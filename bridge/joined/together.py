@@ -11,6 +11,8 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ...props.access import settings_of
+from ..blender import busy_armatures
+from ..errors import RigError
 from ..session import last_report
 from ..session.kept import session_for
 from .bake import JoinedBakeReport, bake_joined
@@ -33,6 +35,17 @@ def group_of(
     return armature_group(active, view_layer.objects, selected)
 
 
+def _check_free(objects: Sequence[bpy.types.Object]) -> None:
+    """RigError naming an armature a modal Solve or bake is working on (the active one's is
+    refused by the operators' poll; the others are checked here)."""
+    for obj in objects:
+        if busy_armatures.is_busy(obj):
+            raise RigError(
+                f"Armature '{obj.name}' is being solved or baked now (ESC cancels it): it cannot "
+                "join this one until that ends"
+            )
+
+
 def solve_together(
     objects: Sequence[bpy.types.Object],
     scene: bpy.types.Scene,
@@ -44,8 +57,9 @@ def solve_together(
     each armature's part of the report is kept as its last report (the panel's Last Solve).
 
     Raises:
-        RigError: an armature or a target cannot be solved (named).
+        RigError: an armature or a target cannot be solved, or a modal job holds one (named).
     """
+    _check_free(objects)
     members = [session_for(o, settings_of(o), scene, view_layer) for o in objects]
     report = solve_joined(members, insert_keys, frame)
     for obj, (_name, part) in zip(objects, report.reports, strict=True):
@@ -68,7 +82,9 @@ def bake_together(
 
     Raises:
         BakeError: the bake stopped (named frame and cause); nothing was written.
+        RigError: a modal Solve or bake holds one of the armatures (named).
     """
+    _check_free(objects)
     report = bake_joined(objects, frames, mode, scene=scene, depsgraph=depsgraph,
                          time_limit=time_limit, unsupported=unsupported)  # fmt: skip
     for obj, (_name, part) in zip(objects, report.reports, strict=True):

@@ -253,3 +253,16 @@ def test_a_loop_inside_one_armature_holds_in_the_join(clean_scene: bpy.types.Sce
     assert np.linalg.norm(world_bone_tail(b, "b1") - world_bone_tail(b, "hook")) <= tolerance_of(b)
     assert _closure(a, b) <= tolerance_of(a)
     assert last_report(a).satisfied and last_report(b).satisfied
+
+
+def test_a_member_held_by_a_modal_job_is_refused_naming_it(clean_scene: bpy.types.Scene) -> None:
+    a, b = _two_arms()
+    busy = importlib.import_module("bl_ext.user_default.reach_ik.bridge.blender.busy_armatures")
+    busy.hold(b)
+    try:
+        for call in (bpy.ops.reach.solve, bpy.ops.reach.bake):
+            with pytest.raises(RuntimeError, match="Armature 'B' is being solved or baked now"):
+                call()
+    finally:
+        busy.release(b)
+    assert keys_of(a) == {} and keys_of(b) == {}
