@@ -14,12 +14,14 @@ roots). An armature whose model world is not the world itself cannot share it: t
 it (:class:`..errors.RigError` naming the armature and why).
 
 Goals between armatures. A Reach constraint of armature ``A`` whose target is armature ``B`` of
-the join with a Target Bone is, in ``A``'s rig alone, a target fixed at that bone's current
-place. In the join the goal is *carried* by ``B``'s segment of that bone (or of the nearest bone
-above it in ``B``'s figure, the bones between moving rigidly with it): the solver then moves
-``B``'s chain as well as ``A``'s to close it. Its point and axes in the carrier's frame are read
-before every solve from Blender's pose (:meth:`JoinedFigure.sync`): the target bone's frame in the
-carrier bone's unit frame at its head, which the solved channels do not change.
+the join with a Target Bone, or an object hanging off a bone of ``B`` (parented to it, at any
+depth, or fixed to it by one Child Of / Copy Transforms: :func:`..rig.carried_targets.find_carry`),
+is, in ``A``'s rig alone, a target fixed where it is. In the join the goal is *carried* by ``B``'s
+segment of that bone (or of the nearest bone above it in ``B``'s figure, the bones between moving
+rigidly with it): the solver then moves ``B``'s chain as well as ``A``'s to close it. Its point and
+axes in the carrier's frame are read before every solve from Blender's pose
+(:meth:`JoinedFigure.sync`): the target's frame in the carrier bone's unit frame at its head,
+which the solved channels do not change.
 
 Everything else a rig's goals hold is its own: a goal on a world target is the rig's goal object
 itself (retargeted by the rig); a goal carried by a bone of its own armature is a copy carried by
@@ -40,6 +42,7 @@ from ...solver.structure import REVOLUTE
 from ..blender.model_space import model_space
 from ..errors import RigError
 from ..rig.build import Rig, bone_world_matrix
+from ..rig.carried_targets import find_carry
 from ..rig.goals import GoalBinding, carried_copy
 
 if TYPE_CHECKING:
@@ -131,6 +134,39 @@ def _carrier_bone(obj: bpy.types.Object, bone: str, figure_bones: Sequence[str])
     while b is not None and b.name not in figure_bones:
         b = b.parent
     return None if b is None else b.name
+
+
+def other_bone(
+    obj: bpy.types.Object,
+    target: bpy.types.Object | None,
+    target_bone: str,
+    other: bpy.types.Object,
+) -> str | None:
+    """The bone of armature ``other`` a goal of armature ``obj`` on ``target`` (and its Target
+    Bone) hangs off: the Target Bone when ``target`` is ``other`` itself, else the bone
+    ``target`` is parented or rigidly constrained to at the end of its parents
+    (:func:`..rig.carried_targets.find_carry`); None when neither."""
+    if target is None or other == obj:
+        return None
+    if target == other:
+        return target_bone or None
+    carry = find_carry(other, target, lambda _bone: True)
+    return None if carry is None else carry.bone
+
+
+def _other_bone(
+    rig: Rig, binding: GoalBinding, by_obj: Mapping[int, Rig]
+) -> tuple[Rig, str] | None:
+    """The other rig of the join and its figure bone that carries ``binding``'s goal, or None
+    (a target no bone of another armature moves: it stays in the world)."""
+    if binding.carry is not None:  # already carried by a bone of its own armature
+        return None
+    for other in by_obj.values():
+        bone = other_bone(rig.obj, binding.target, binding.target_bone, other.obj)
+        if bone is not None:
+            carrier = _carrier_bone(other.obj, bone, other.bones)
+            return None if carrier is None else (other, carrier)
+    return None
 
 
 class JoinedFigure:
@@ -232,21 +268,12 @@ class JoinedFigure:
         """The join's goal of ``binding``: the rig's own, a copy on the prefixed carrier, or a
         goal carried by another armature's bone."""
         own = binding.solver_goal()
-        target = binding.target
-        other = by_obj.get(target.as_pointer()) if target is not None else None
-        if (
-            other is not None
-            and other.obj != rig.obj
-            and binding.target_bone
-            and binding.carrier is None
-            and binding.carry is None
-        ):
-            bone = _carrier_bone(other.obj, binding.target_bone, other.bones)
-            if bone is not None:
-                goal = carried_copy(binding, items[binding.name], joined_name(other.obj, bone))
-                cross = _CrossGoal(binding, goal, other.obj, bone)
-                self._updates.append(cross)
-                return goal
+        found = None if binding.carrier is not None else _other_bone(rig, binding, by_obj)
+        if found is not None:
+            other, bone = found
+            goal = carried_copy(binding, items[binding.name], joined_name(other.obj, bone))
+            self._updates.append(_CrossGoal(binding, goal, other.obj, bone))
+            return goal
         if binding.carrier is None:
             return own  # a target in the world: the rig retargets it
         goal = carried_copy(binding, items[binding.name], joined_name(rig.obj, binding.carrier))

@@ -1,8 +1,9 @@
 """Which armatures one Solve or bake joins (:mod:`.figure`).
 
 Armatures are joined when a Reach constraint of one targets a bone of another that has Reach
-constraints of its own (either way round, and on through such links), or when the user asks for
-every selected armature. An armature joined to no other is solved alone, as before.
+constraints of its own (its Target Bone, or an object hanging off the bone), either way round and
+on through such links, or when the user asks for every selected armature. An armature joined
+to no other is solved alone, as before.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ...props.access import settings_of
+from .figure import other_bone
 
 if TYPE_CHECKING:
     import bpy
@@ -21,14 +23,18 @@ def _solvable(obj: bpy.types.Object) -> bool:
     return obj.type == "ARMATURE" and any(c.enabled for c in settings_of(obj).constraints)
 
 
-def _linked(obj: bpy.types.Object) -> list[bpy.types.Object]:
-    """The armatures ``obj``'s enabled Reach constraints target with a Target Bone."""
-    out = []
-    for item in settings_of(obj).constraints:
-        target = item.target
-        if item.enabled and target is not None and target != obj and item.target_bone:
-            out.append(target)
-    return out
+def _linked(
+    obj: bpy.types.Object, candidates: Iterable[bpy.types.Object]
+) -> list[bpy.types.Object]:
+    """The ``candidates`` whose bones ``obj``'s enabled Reach constraints target: with a
+    Target Bone, or through an object hanging off one of their bones
+    (:func:`.figure.other_bone`)."""
+    items = [item for item in settings_of(obj).constraints if item.enabled]
+    return [
+        other
+        for other in candidates
+        if any(other_bone(obj, item.target, item.target_bone, other) for item in items)
+    ]
 
 
 def armature_group(
@@ -52,7 +58,7 @@ def armature_group(
     keys = {o.as_pointer() for o in candidates}
     links: dict[int, set[int]] = {key: set() for key in keys}
     for obj in candidates:
-        for target in _linked(obj):
+        for target in _linked(obj, candidates):
             if target.as_pointer() in keys:
                 links[obj.as_pointer()].add(target.as_pointer())
                 links[target.as_pointer()].add(obj.as_pointer())

@@ -266,3 +266,26 @@ def test_a_member_held_by_a_modal_job_is_refused_naming_it(clean_scene: bpy.type
     finally:
         busy.release(b)
     assert keys_of(a) == {} and keys_of(b) == {}
+
+
+def test_a_hand_on_a_handle_parented_to_the_prop_rigs_bone(clean_scene: bpy.types.Scene) -> None:
+    """A character's hand on a prop rig: A's target is an empty bone-parented to B's tip bone
+    (0.2 beyond its tail), B's tip on a plane. One system: both move, the hand meets the
+    handle where Blender evaluates it."""
+    b = make_chain("B", n=2)
+    b.location = (2.5, 0.0, 0.0)
+    add_constraint(b, "b1", add_empty("Plane", (2.5, 0.0, 1.2)), "PLANE", target_axis="Z")
+    handle = add_empty("Handle", (0.0, 0.0, 0.0))
+    handle.parent, handle.parent_type, handle.parent_bone = b, "BONE", "b1"
+    handle.location = (0.0, 0.2, 0.0)  # along the bone, beyond its tail
+    a = make_chain("A", n=2)
+    add_constraint(a, "b1", handle, "POSITION")
+    activate(a)
+    rest_b = pose_of(b)
+    run_op(bpy.ops.reach.solve)
+    bpy.context.view_layer.update()
+    gap = np.linalg.norm(world_bone_tail(a, "b1") - np.array(handle.matrix_world.translation))
+    assert gap <= tolerance_of(a)
+    assert abs(world_bone_tail(b, "b1")[2] - 1.2) <= tolerance_of(b)
+    assert max(np.abs(pose_of(b)[n] - rest_b[n]).max() for n in rest_b) > 0.1
+    assert last_report(a).satisfied and last_report(b).satisfied
