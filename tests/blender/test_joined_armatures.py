@@ -289,3 +289,29 @@ def test_a_hand_on_a_handle_parented_to_the_prop_rigs_bone(clean_scene: bpy.type
     assert abs(world_bone_tail(b, "b1")[2] - 1.2) <= tolerance_of(b)
     assert max(np.abs(pose_of(b)[n] - rest_b[n]).max() for n in rest_b) > 0.1
     assert last_report(a).satisfied and last_report(b).satisfied
+
+
+def test_a_bake_of_the_hand_on_the_handle_every_other_frame(clean_scene: bpy.types.Scene) -> None:
+    b = make_chain("B", n=2)
+    b.location = (2.5, 0.0, 0.0)
+    plane = add_empty("Plane", (2.5, 0.0, 0.9))
+    for frame, z in ((1, 0.9), (9, 1.3)):
+        plane.location.z = z
+        plane.keyframe_insert("location", frame=frame)
+    add_constraint(b, "b1", plane, "PLANE", target_axis="Z")
+    handle = add_empty("Handle", (0.0, 0.0, 0.0))
+    handle.parent, handle.parent_type, handle.parent_bone = b, "BONE", "b1"
+    handle.location = (0.0, 0.2, 0.0)
+    a = make_chain("A", n=2)
+    add_constraint(a, "b1", handle, "POSITION")
+    activate(a)
+    run_op(bpy.ops.reach.bake, use_scene_range=False, frame_start=1, frame_end=9, frame_step=2)
+    for obj in (a, b):
+        report = last_report(obj)
+        assert report.satisfied and report.frames == (1, 3, 5, 7, 9), report.text()
+        for data in keys_of(obj).values():
+            np.testing.assert_array_equal(data[:10:2], [1.0, 3.0, 5.0, 7.0, 9.0])
+    for frame in (1, 3, 5, 7, 9):
+        clean_scene.frame_set(frame)
+        tip = world_bone_tail(a, "b1")
+        assert np.linalg.norm(tip - np.array(handle.matrix_world.translation)) <= tolerance_of(a)
