@@ -31,7 +31,7 @@ the prefixed segment, its geometry copied from the rig's goal before every solve
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -66,17 +66,23 @@ class _CrossGoal:
         goal: the join's goal, carried by ``carrier`` (its geometry set by :meth:`update`).
         carrier_obj: the armature whose bone carries it.
         carrier_bone: the bone of ``carrier_obj`` whose segment carries it.
+        owner: the armature whose constraint it is.
+        shift: (3,) world offset added to the target's point (a correction pass's; zero
+            otherwise, see :meth:`JoinedFigure.shift`).
     """
 
     binding: GoalBinding
     goal: solver.Goal
     carrier_obj: bpy.types.Object
     carrier_bone: str
+    owner: bpy.types.Object
+    shift: np.ndarray = field(default_factory=lambda: np.zeros(3))
 
     def update(self) -> None:
         """Set the goal's point and axes in the carrier bone's unit frame from Blender's pose."""
         frame = bone_world_matrix(self.carrier_obj, self.carrier_bone)
         point, axes = self.binding.target_frame()
+        point = point + self.shift
         rotation = frame[:3, :3]
         local_point = rotation.T @ (point - frame[:3, 3])
         values = self.binding.values_at(local_point, rotation.T @ axes)
@@ -272,13 +278,40 @@ class JoinedFigure:
         if found is not None:
             other, bone = found
             goal = carried_copy(binding, items[binding.name], joined_name(other.obj, bone))
-            self._updates.append(_CrossGoal(binding, goal, other.obj, bone))
+            self._updates.append(_CrossGoal(binding, goal, other.obj, bone, rig.obj))
             return goal
         if binding.carrier is None:
             return own  # a target in the world: the rig retargets it
         goal = carried_copy(binding, items[binding.name], joined_name(rig.obj, binding.carrier))
         self._updates.append(_CopiedGoal(own, goal))
         return goal
+
+    def carried_across(self, obj: bpy.types.Object, name: str) -> bool:
+        """Whether a bone of another armature carries the goal of ``obj``'s constraint item
+        ``name``."""
+        return any(self._cross(obj, name))
+
+    def shift(self, obj: bpy.types.Object, name: str, by: np.ndarray) -> None:
+        """Offset (3,) (world, scene units) the target point of ``obj``'s constraint item
+        ``name`` by ``by`` when a bone of another armature carries it (a correction pass:
+        the world goals a Solve corrects are the rigs' own); the next :meth:`sync` applies
+        it."""
+        for update in self._cross(obj, name):
+            update.shift[:] = by
+
+    def _cross(self, obj: bpy.types.Object, name: str) -> list[_CrossGoal]:
+        return [
+            u
+            for u in self._updates
+            if isinstance(u, _CrossGoal) and u.owner == obj and u.binding.name == name
+        ]
+
+    def unshift(self) -> None:
+        """Put every :meth:`shift` back to zero (the goals back on the true targets at the
+        next :meth:`sync`)."""
+        for update in self._updates:
+            if isinstance(update, _CrossGoal):
+                update.shift[:] = 0.0
 
     # ------------------------------------------------------------------ each solve
     def sync(self) -> None:

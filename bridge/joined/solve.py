@@ -4,12 +4,13 @@ Every armature is read as for a Solve of it alone (its kept
 :class:`..solve.armature_solver.ArmatureSolver`: pose, placement, targets), the join solves every
 armature's joints in one solver run, each armature's share of the solution is written into its
 own pose, Blender evaluates them all once, and every constraint is measured on that evaluation:
-a goal between two armatures is measured between the two evaluated bones. The report is per
-armature (:class:`JoinedReport`).
+a goal between two armatures is measured between the two evaluated bones. Where Blender's pose
+and the model disagree, correction passes run over the whole join (:mod:`.correction`). The
+report is per armature (:class:`JoinedReport`).
 
-Not done here (a Solve of one armature does them): correction passes (a measured miss the
-model does not see is reported, with its cause, not corrected), the modal run (the join runs in
-one go), and following targets Blender does not evaluate (they are refused, naming them).
+Not done here (a Solve of one armature does them): the modal run (the join runs in one go),
+swing-polygon refinement, and following targets Blender does not evaluate (they are refused,
+naming them).
 """
 
 from __future__ import annotations
@@ -23,14 +24,14 @@ import numpy as np
 from ... import solver
 from ..measure.diagnose import explain
 from ..measure.frame_report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
-from ..measure.residuals import measure
+from ..measure.residuals import MeasuredResidual
 from ..rig.build import Rig, solver_options
-from ..rig.size import distance_tolerance
 from ..rig.targets import check_targets
 from ..solve.armature_solver import ArmatureSolver
 from ..solve.pole_start import start_at_poles
 from ..solve.unevaluated import check_armature, refuse_unevaluated_targets
 from ..write import keys
+from .correction import correct, evaluate, mismatched
 from .figure import JoinedFigure
 
 if TYPE_CHECKING:
@@ -100,40 +101,44 @@ def prepare_members(members: Sequence[ArmatureSolver]) -> None:
 def member_report(
     member: ArmatureSolver,
     result: solver.IKResult,
-    joined: solver.IKResult,
-    n_keys: int,
+    measured: Sequence[MeasuredResidual],
+    wrong: Sequence[int],
+    counts: tuple[solver.IKResult, int, int, str],
     others: str,
-    method: str,
 ) -> FrameReport:
-    """``member``'s report: its constraints measured on Blender's evaluated pose (call after
-    the pose is written and evaluated); ``result`` is its share of the ``joined`` result;
-    ``others`` names the other armatures, ``method`` the solve method."""
-    rig, obj, settings = member.rig, member.obj, member.settings
-    tolerance = distance_tolerance(settings, rig.length)
-    measured = measure(rig, member.view_layer.depsgraph, tolerance, settings.angle_tolerance)
+    """``member``'s report from its constraints ``measured`` on Blender's pose: ``result`` is
+    its share of the kept pass, ``wrong`` the constraints correction passes ran for;
+    ``counts``: the first joined result (status), the passes, the keys written and the solve
+    method; ``others`` names the other armatures."""
+    rig, obj = member.rig, member.obj
+    first, passes, n_keys, method = counts
     outcomes = []
-    for spec, c, m, r in zip(rig.specs, rig.constraints, measured, result.residuals, strict=True):
+    for i, (spec, c, m, r) in enumerate(
+        zip(rig.specs, rig.constraints, measured, result.residuals, strict=True)
+    ):
         reason = ""
         if c.weight == 0.0:
             reason = WEIGHT_ZERO
-        elif not m.satisfied and r.satisfied:  # the model reached it, Blender's pose did not
+        elif i in wrong and not m.satisfied:  # the model reached it, Blender's pose did not
             reason = explain(obj, spec, rig.solved)
+        elif i in wrong:
+            reason = f"reached after correction ({explain(obj, spec, rig.solved)})"
         outcomes.append(ConstraintOutcome(m, r.distance, r.angle, reason, c.weight == 0.0))
     counted = [o for o, c in zip(outcomes, rig.constraints, strict=True) if c.weight > 0.0]
     satisfied = all(o.satisfied for o in counted)
     status = status_in_words(
         satisfied,
         all(r.satisfied for r in result.residuals),
-        joined.status in (solver.Status.MAX_ITERATIONS, solver.Status.TIME_LIMIT),
+        first.status in (solver.Status.MAX_ITERATIONS, solver.Status.TIME_LIMIT),
         bool(result.active_set),
     )
     return FrameReport(
         status=status,
         satisfied=satisfied,
         constraints=tuple(outcomes),
-        passes=0,
-        iterations=joined.nit,
-        seconds=joined.time,
+        passes=passes,
+        iterations=first.nit,
+        seconds=first.time,
         dof=len(rig.figure.coordinate_names),
         bones=len(rig.solved),
         keys=n_keys,
@@ -211,25 +216,18 @@ def solve_joined(
     kept = _join_for([m.rig for m in members], options)
     join = kept.join
     join.sync()
-    result = kept.solver.solve(join.start(), options=options)
-    parts = join.split(result)
-    channels = []
-    for member, part in zip(members, parts, strict=True):
-        member.rig.apply(part)
-        channels.append(member.rig.channels())
-        member.rig.write_pose(channels[-1])
-    members[0].view_layer.update()
+    first = evaluate(members, join, kept.solver.solve(join.start(), options=options))
+    wrong = mismatched(members, first)
+    best, passes = correct(members, join, kept.solver, options, first, wrong)
     at = float(frame if frame is not None else members[0].scene.frame_current)
     reports = []
-    for member, part, chosen in zip(members, parts, channels, strict=True):
-        n_keys = _key(member.rig, chosen, at) if insert_keys else 0
+    for k, member in enumerate(members):
+        n_keys = _key(member.rig, best.channels[k], at) if insert_keys else 0
         others = ", ".join(f"'{m.obj.name}'" for m in members if m is not member)
-        reports.append(
-            (
-                member.obj.name,
-                member_report(member, part, result, n_keys, others, options.method_name),
-            )
-        )
+        counts = (first.result, passes, n_keys, options.method_name)
+        report = member_report(member, best.parts[k], best.measured[k], wrong[k], counts, others)
+        reports.append((member.obj.name, report))
+    result = first.result
     return JoinedReport(
         tuple(reports), len(join.figure.coordinate_names), result.time, join.crossing
     )
