@@ -26,7 +26,7 @@ else
 DEMO_VENV := .venv-bpy$(BLENDER)
 endif
 
-.PHONY: test test-main test-flamenco test-bpy42 test-bpy45 test-bpy43 test-bpy44 demo four-bar excavator zip tube bench bench-blender lint typecheck format clean
+.PHONY: test test-main test-flamenco test-bpy42 test-bpy45 test-bpy43 test-bpy44 demo four-bar excavator branching zip tube bench bench-blender lint typecheck format clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +76,11 @@ demo: $(DEMO_VENV)/.installed
 # constraint, baked headless; out/four_bar.blend and out/four_bar.png (`BLENDER=42` as for demo).
 four-bar: $(DEMO_VENV)/.installed
 	$(DEMO_VENV)/bin/python -m examples.four_bar
+
+# Seed 004's figures: a branching arm on a circle and a figure-eight, three arms on spirals baked
+# as one system; contact sheets out/branching.png and out/spiral_arms.png.
+branching: $(DEMO_VENV)/.installed
+	$(DEMO_VENV)/bin/python -m examples.branching_demo
 
 # The extension zip for Blender's Install from Disk: dist/reach_ik-<version>.zip, built by
 # Blender's own builder from the bpy wheel (no Blender install needed).

@@ -14,6 +14,7 @@ flow per folder, each importing only from the folders before it:
 - ``solve``: one Solve at one frame, with its correction passes;
 - ``bake``: a frame range solved into keys, and its report;
 - ``session``: one armature's way through all of it, kept between solves, and its last report;
+- ``joined``: several armatures solved and baked as one system (goals between their bones);
 - ``envelope``: where an end-effector can reach while the other constraints hold;
 - ``live``: live posing on every change;
 - ``overlay``: what the viewport overlay draws.

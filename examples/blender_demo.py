@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 from examples.extension_zip import build
@@ -199,10 +200,16 @@ def _leave(status: int) -> None:
     os._exit(status)
 
 
-if __name__ == "__main__":
+def run_and_leave(entry: Callable[[], None]) -> None:
+    """Run a demo's ``entry``, print any traceback, and leave (:func:`_leave`): status 0 when it
+    returned, 1 when it raised."""
     try:
-        main()
+        entry()
     except BaseException:
         traceback.print_exc()
         _leave(1)
     _leave(0)
+
+
+if __name__ == "__main__":
+    run_and_leave(main)

@@ -19,6 +19,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 from ..bridge.bake import baking
 from ..bridge.bake.baking import BakeError, BakeJob, BakeReport, describe
 from ..bridge.blender import compat
+from ..bridge.joined.together import bake_together
 from ..bridge.session import last_report
 from ..bridge.write import keys
 from ..props.methods import method_items
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     from bpy._typing.rna_enums import OperatorReturnItems
 
 
-class REACH_OT_bake(ModalJob[BakeJob], bpy.types.Operator):
+class REACH_OT_bake(common.JoinsArmatures, ModalJob[BakeJob], bpy.types.Operator):
     """Key the solved channels over a frame range (a part of a keyed range joins the keys)"""
 
     bl_idname = "reach.bake"
@@ -112,6 +113,14 @@ class REACH_OT_bake(ModalJob[BakeJob], bpy.types.Operator):
         default=baking.TIME_LIMIT,
         min=0.001,
         soft_max=60.0,
+    )
+    all_selected: BoolProperty(
+        name="All Selected Armatures",
+        description=(
+            "Bake every selected armature that has Reach constraints in one system with the "
+            "active one (armatures whose constraints target each other's bones always are)"
+        ),
+        default=False,
     )
 
     @classmethod
@@ -176,6 +185,22 @@ class REACH_OT_bake(ModalJob[BakeJob], bpy.types.Operator):
         last_report.store(obj, report)  # runtime only: never into the (overridable) ID data
 
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
+        group = common.joined_armatures(context, self.all_selected)
+        if len(group) > 1:
+            obj = group[0]
+            unsupported = [name for name, given in (
+                ("Bake To", self.target != "CURRENT"), ("Smooth", self._smooth(obj) is not None),
+                ("Only Selected Constraints", self.only_selected),
+                ("Only Selected Bones", self._only_selected_bones(obj)),
+                ("Method", self._method() is not None),
+            ) if given]  # fmt: skip
+            return common.run(
+                self,
+                lambda: bake_together(
+                    group, self._frames(context.scene), self.mode, context.scene,
+                    context.evaluated_depsgraph_get(), self.time_limit, unsupported,
+                ),
+            )  # fmt: skip
         job = self._start_job(context)
         if job is None:
             return {"CANCELLED"}

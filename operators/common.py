@@ -12,9 +12,13 @@ from .. import solver
 from ..bridge.blender import busy_armatures
 from ..bridge.blender.editable import why_not_editable
 from ..bridge.edit.constraint_list import NothingToDoError
+from ..bridge.joined.bake import JoinedBakeReport
+from ..bridge.joined.solve import JoinedReport
+from ..bridge.joined.together import group_of
 from ..bridge.session import last_report
 from ..props.access import armature_data as armature_data  # re-exported for the operators
 from ..props.access import settings_of as settings_of  # re-exported for the operators
+from .modal_job import ModalJob
 
 if TYPE_CHECKING:
     from bpy._typing.rna_enums import OperatorReturnItems, WmReportItems
@@ -26,6 +30,8 @@ if TYPE_CHECKING:
 NO_ARMATURE = "Select an armature (active object) to use Reach"
 NO_CONSTRAINTS = "Add a Reach constraint first (Reach panel › +, or Pose › Reach › Add Constraint)"
 BUSY = "Reach is solving or baking this armature now (ESC cancels it)"
+#: The reports of a Solve or bake over several armatures (each armature's part is kept already).
+JOINED = JoinedReport | JoinedBakeReport
 #: Characters of one report Blender shows whole: it prints a longer one cut after 1,021
 #: characters, then "... truncated" (measured on bpy 4.2 and 5.0.1; issue 18 saw the cut in
 #: the report itself).
@@ -80,7 +86,7 @@ def poll_constraints(operator: type[bpy.types.Operator], context: bpy.types.Cont
     return True
 
 
-def run(operator: bpy.types.Operator, action: Callable[[], str | FrameReport],
+def run(operator: bpy.types.Operator, action: Callable[[], str | FrameReport | JOINED],
         keep_for: bpy.types.Object | None = None) -> set[OperatorReturnItems]:  # fmt: skip
     """Run a bridge action and turn its outcome or its error into the operator's report.
 
@@ -101,7 +107,7 @@ def run(operator: bpy.types.Operator, action: Callable[[], str | FrameReport],
     if isinstance(outcome, str):
         report(operator, {"INFO"}, f"Reach: {outcome}")
         return {"FINISHED"}
-    if keep_for is not None:
+    if keep_for is not None and not isinstance(outcome, JOINED):  # a join keeps its own
         last_report.store(keep_for, outcome)
     report(operator, {"INFO"} if outcome.satisfied else {"WARNING"}, outcome.text())
     return {"FINISHED"}
@@ -122,3 +128,32 @@ def report(operator: bpy.types.Operator, kind: set[WmReportItems], text: str) ->
         chunk.append(line)
         size += len(line) + 1  # and its newline
     operator.report(kind, "\n".join(chunk))
+
+
+def joined_armatures(context: bpy.types.Context, all_selected: bool) -> list[bpy.types.Object]:
+    """The armatures a Solve or bake of the active armature joins: it alone unless its
+    constraints link it to others, or ``all_selected`` adds every selected armature."""
+    selected = context.selected_objects if all_selected else ()
+    return group_of(active_armature(context), context.view_layer, selected)
+
+
+class JoinsArmatures:
+    """Mixin of the Solve and Bake operators (listed before :class:`.modal_job.ModalJob`): the
+    armatures the run joins, and no modal run for several (the join runs in one go).
+
+    The operator declares ``all_selected`` (a BoolProperty: join every selected armature).
+    """
+
+    all_selected: bool
+
+    def _group(self, context: bpy.types.Context) -> list[bpy.types.Object]:
+        """The armatures this run joins (:func:`joined_armatures`)."""
+        return joined_armatures(context, self.all_selected)
+
+    def invoke(
+        self, context: bpy.types.Context, event: bpy.types.Event
+    ) -> set[OperatorReturnItems]:
+        """Several armatures: ``execute`` in one go; one armature: the modal run."""
+        if len(self._group(context)) > 1:
+            return self.execute(context)  # type: ignore[attr-defined]  (the operator's)
+        return ModalJob.invoke(self, context, event)  # type: ignore[arg-type]  (its mixin)

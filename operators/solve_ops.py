@@ -15,6 +15,7 @@ import bpy
 from bpy.props import BoolProperty
 
 from .. import solver
+from ..bridge.joined.together import solve_together
 from ..bridge.session.kept import session_for
 from ..bridge.solve.frame_solve import MAX_PASSES, FrameSolve
 from . import common
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 CANCELLED_TEXT = "Solve cancelled: pose restored"
 
 
-class REACH_OT_solve(ModalJob[FrameSolve], bpy.types.Operator):
+class REACH_OT_solve(common.JoinsArmatures, ModalJob[FrameSolve], bpy.types.Operator):
     """Solve the active armature's enabled Reach constraints at this frame (ESC: pose restored)"""
 
     bl_idname = "reach.solve"
@@ -39,6 +40,14 @@ class REACH_OT_solve(ModalJob[FrameSolve], bpy.types.Operator):
         description="Key the solved channels (only those) at the current frame",
         default=False,
     )
+    all_selected: BoolProperty(
+        name="All Selected Armatures",
+        description=(
+            "Solve every selected armature that has Reach constraints in one system with the "
+            "active one (armatures whose constraints target each other's bones always are)"
+        ),
+        default=False,
+    )
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
@@ -46,6 +55,15 @@ class REACH_OT_solve(ModalJob[FrameSolve], bpy.types.Operator):
 
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
         obj = common.active_armature(context)
+        group = common.joined_armatures(context, self.all_selected)
+        if len(group) > 1:
+            return common.run(
+                self,
+                lambda: solve_together(
+                    group, context.scene, context.view_layer, self.insert_keys,
+                    context.scene.frame_current,
+                ),
+            )  # fmt: skip
         # The solve blocks the UI: the progress cursor says it is busy until it returns.
         wm = context.window_manager
         wm.progress_begin(0, 1)

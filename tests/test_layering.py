@@ -36,6 +36,7 @@ LAYERS = (
     "bridge.solve",
     "bridge.bake",
     "bridge.session",
+    "bridge.joined",  # several armatures as one system: above the sessions it joins
     "bridge.envelope",
     "bridge.live",
     "bridge.overlay",

@@ -509,3 +509,12 @@ def build_constraints(
         if attach.keeps_orientation(item):
             plan.specs.append(_orientation_spec(arm, item, spec, scale, plan))
     return plan
+
+
+def carried_copy(binding: GoalBinding, item: ReachConstraint, carrier: str) -> solver.Goal:
+    """A new goal of ``item``'s kind carried by segment ``carrier`` (a figure that is not
+    the rig's own: :mod:`..joined.figure`), at the geometry ``binding``'s goal holds now (the
+    caller updates it before every solve)."""
+    goal = binding.solver_goal()
+    values = {part.attribute: value for part, value in goal.geometry().items()}
+    return _make_goal(replace(binding, carrier=carrier), item, values)

@@ -15,7 +15,7 @@ from tests.blender.reach_scenes import add_constraint, add_empty, make_chain
 def _solve(extension: ModuleType, obj: bpy.types.Object) -> tuple[set[str], FakeWindowManager]:
     """Run the Solve operator's execute with a window manager that records progress calls."""
     cls = extension.operators.solve_ops.REACH_OT_solve
-    fake = types.SimpleNamespace(insert_keys=False, reports=[])
+    fake = types.SimpleNamespace(insert_keys=False, all_selected=False, reports=[])
     fake.report = lambda kind, text: fake.reports.append((kind, text))
     wm = FakeWindowManager()
     context = types.SimpleNamespace(

@@ -154,7 +154,7 @@ def _modal_solve(
 ) -> tuple[object, object]:
     """The Solve operator's methods bound to a plain object, and a recording context."""
     cls = extension.operators.solve_ops.REACH_OT_solve
-    fake = operator_stand_in(cls, insert_keys=insert_keys)
+    fake = operator_stand_in(cls, insert_keys=insert_keys, all_selected=False)
     context = types.SimpleNamespace(
         scene=bpy.context.scene, view_layer=bpy.context.view_layer, active_object=obj,
         window=object(), workspace=FakeWorkspace(), window_manager=FakeWindowManager(),
