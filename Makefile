@@ -26,7 +26,7 @@ else
 DEMO_VENV := .venv-bpy$(BLENDER)
 endif
 
-.PHONY: test test-main test-flamenco test-bpy42 test-bpy45 test-bpy43 test-bpy44 demo four-bar excavator branching zip tube bench bench-blender lint typecheck format clean
+.PHONY: test test-main test-flamenco test-bpy42 test-bpy45 test-bpy43 test-bpy44 demo four-bar excavator branching envelope zip tube bench bench-blender lint typecheck format clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -81,6 +81,11 @@ four-bar: $(DEMO_VENV)/.installed
 # as one system; contact sheets out/branching.png and out/spiral_arms.png.
 branching: $(DEMO_VENV)/.installed
 	$(DEMO_VENV)/bin/python -m examples.branching_demo
+
+# Reach Envelope of the demo figure's left hand (feet planted, gaze kept), cut through the
+# shoulder and coloured by the elbow's closeness to its limits; out/envelope.png.
+envelope: $(DEMO_VENV)/.installed
+	$(DEMO_VENV)/bin/python -m examples.envelope
 
 # The extension zip for Blender's Install from Disk: dist/reach_ik-<version>.zip, built by
 # Blender's own builder from the bpy wheel (no Blender install needed).

@@ -19,8 +19,9 @@ Effort of a reached sample:
 * ``"MOTION"``: how far the solved coordinates move from the current pose, ``|q - q0|``
   (radians; a moving root's translation counts in scene units);
 * ``"LIMITS"``: how close the pose comes to a joint limit, ``max_i 1 - d_i / h_i`` over the
-  coordinates with both limits finite (``d_i`` the distance to the nearer limit, ``h_i`` half
-  the range): 0 with every limited coordinate mid-range, 1 on a limit (0 without limits).
+  coordinates the samples' solves move (the moved constraint's group) with both limits
+  finite (``d_i`` the distance to the nearer limit, ``h_i`` half the range): 0 with every
+  limited coordinate mid-range, 1 on a limit (0 without limits).
 
 The rig is never written: the solves work on the solver's copy of the pose.
 """
@@ -187,7 +188,10 @@ class EnvelopeJob:
             self._held = held.x
             self.missed = held.unmet
         self._solver = solver.Solver(rig.figure, [constraints[k] for k in mine], options)
-        self._lower, self._upper = rig.figure.coordinate_bounds()
+        # The coordinates the samples' solves move: the only ones whose limits effort reads.
+        moved = self._solver.problem.variables
+        lower, upper = rig.figure.coordinate_bounds()
+        self._lower, self._upper, self._moved = lower[moved], upper[moved], moved
         self._space = model_space(np.array(obj.matrix_world, dtype=float))
         chain = _chain(obj, spec.bone, spec.root, set(rig.solved))
         if not chain:
@@ -246,7 +250,7 @@ class EnvelopeJob:
         limited = np.isfinite(self._lower) & np.isfinite(self._upper) & (self._upper > self._lower)
         if not limited.any():
             return 0.0
-        lo, hi, x = self._lower[limited], self._upper[limited], q[limited]
+        lo, hi, x = self._lower[limited], self._upper[limited], q[self._moved][limited]
         half = 0.5 * (hi - lo)
         return float(np.clip(1.0 - np.minimum(x - lo, hi - x) / half, 0.0, 1.0).max())
 
