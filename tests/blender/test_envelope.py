@@ -190,3 +190,19 @@ def test_envelope_is_empty_when_another_constraint_cannot_hold(
     cloud = bpy.data.objects[f"Envelope {obj.reach_ik.constraints[0].name}"]
     assert cloud["reach_reached"] == 0
     assert len(cloud.data.vertices) == 0
+
+
+def test_limit_closeness_reads_only_the_mapped_chain(clean_scene: bpy.types.Scene) -> None:
+    obj = _planar_arm()
+    _second_chain(obj, (2.0, 0.0, 1.0))  # met where it rests
+    for name in ("s0", "s1"):  # the other chain's hinges rest on a limit
+        pb = obj.pose.bones[name]
+        pb.lock_ik_y = pb.lock_ik_z = True
+        pb.use_ik_limit_x = True
+        pb.ik_min_x, pb.ik_max_x = 0.0, math.radians(170.0)
+    obj.reach_ik.active_index = 0
+    assert bpy.ops.reach.envelope(resolution=9, effort="LIMITS") == {"FINISHED"}
+    cloud = bpy.data.objects[f"Envelope {obj.reach_ik.constraints[0].name}"]
+    effort = np.empty(len(cloud.data.vertices))
+    cloud.data.attributes["reach_effort"].data.foreach_get("value", effort)
+    assert len(effort) and effort.min() < 0.9  # not every sample on the other chain's limit
