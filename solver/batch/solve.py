@@ -34,6 +34,11 @@ from .dls import BatchDampedLeastSquares, BatchRun
 from .model import BatchEvaluation, BatchModel, box_bounds
 from .result import BatchResult
 
+#: Restarts of one problem run side by side in its first round of restarts; each further
+#: round doubles them, up to :data:`MAX_WIDTH`.
+FIRST_WIDTH = 4
+MAX_WIDTH = 32
+
 #: The options a batch refuses when set, with what they would need.
 _REFUSED = {
     "max_change": "a step bound per problem",
@@ -189,8 +194,17 @@ class BatchSolver:
         options: Options,
         deadline: float | None,
     ) -> tuple[BatchRun, np.ndarray]:
-        """Restart the problems whose run missed, as :meth:`Solver._search` does, one
-        batch per round; returns the best runs (nit and nfev summed) and the restarts."""
+        """Restart the problems whose run missed, as :meth:`Solver._search` does; returns
+        the best runs (nit and nfev summed over the runs a single solve makes) and the
+        restarts.
+
+        Every round runs the next :data:`FIRST_WIDTH` starts of each problem still
+        searching side by side (doubling each round, up to :data:`MAX_WIDTH`), then takes
+        their outcomes in the single solve's order and stops where it would stop: the same
+        answer as one start after another in far fewer sequential iterations (a restart that
+        runs to the iteration limit costs the batch its iterations once per round, not
+        once per restart); the runs past the stop are spent for nothing.
+        """
         count = len(z0)
         best = first
         tries = np.zeros(count, dtype=int)
@@ -213,21 +227,29 @@ class BatchSolver:
             if converged:
                 nudged.add(int(b))
         settles = _out_of_reach(model, targets)
-        samplers: dict[int, StartSampler] = {}
-        agreements: dict[int, Agreement] = {}
+        samplers = {b: StartSampler(scaled, z0[b], options.seed) for b in pending}
+        agreements = {b: Agreement() for b in pending}
+        width = dict.fromkeys(pending, FIRST_WIDTH)
         while pending and not out_of_time():
-            starts = np.empty((len(pending), model.n))
-            for i, b in enumerate(pending):
-                sampler = samplers.get(b)
-                if sampler is None:
-                    sampler = samplers[b] = StartSampler(scaled, z0[b], options.seed)
-                    agreements[b] = Agreement()
-                starts[i] = sampler.nudge(best.z[b]) if b in nudged else sampler.next()
-            nudged.clear()
-            index = np.array(pending)
-            run = method.run(model, starts, q_fixed[index], targets[index], deadline)
-            still: list[int] = []
-            for i, b in enumerate(pending):
+            # Each problem's next starts, in the order a single solve would try them (the
+            # sampler's sequence does not depend on the runs' outcomes, the nudge aside,
+            # which is first); run side by side, then taken in that order below.
+            owners: list[int] = []
+            starts: list[np.ndarray] = []
+            for b in pending:
+                sampler = samplers[b]
+                for _ in range(min(width[b], options.restarts - int(tries[b]))):
+                    nudge = b in nudged
+                    nudged.discard(b)
+                    starts.append(sampler.nudge(best.z[b]) if nudge else sampler.next())
+                    owners.append(b)
+                width[b] = min(2 * width[b], MAX_WIDTH)
+            index = np.array(owners)
+            run = method.run(model, np.array(starts), q_fixed[index], targets[index], deadline)
+            going = dict.fromkeys(pending, True)
+            for i, b in enumerate(owners):
+                if not going[b]:
+                    continue  # the single solve would have stopped before this start
                 tries[b] += 1
                 outcome, held = _outcome(run, i), _outcome(best, b)
                 agreements[b].record(outcome, held)
@@ -237,14 +259,13 @@ class BatchSolver:
                     best.z[b] = run.z[i]
                     best.status[b] = run.status[i]
                     best.evaluation.put(np.array([b]), run.evaluation.take(np.array([i])))
-                if (
+                going[b] = bool(
                     not best.evaluation.reached[b]
                     and tries[b] < options.restarts
                     and outcome.status != Status.TIME_LIMIT
                     and not (settles[b] and agreements[b].settled)
-                ):
-                    still.append(b)
-            pending = still
+                )
+            pending = [b for b in pending if going[b]]
         return best, tries
 
 
