@@ -102,7 +102,9 @@ def box_step(
     open_ = np.flatnonzero(pushing)
     if not len(open_):
         return step
-    step[open_] = _active_set(normal[open_], gradient[open_], lam2[open_], sides[open_], fixed)
+    step[open_] = _active_set(
+        normal[open_], gradient[open_], lam2[open_], sides[open_], fixed, step[open_]
+    )
     return step
 
 
@@ -112,11 +114,14 @@ def _active_set(
     lam2: np.ndarray,
     sides: np.ndarray,
     fixed: np.ndarray,
+    free_step: np.ndarray,
 ) -> np.ndarray:
     """:func:`box_step` for problems whose free step leaves a bound: from ``dz = 0``, each
     pass holds the first bound the move towards the free step crosses, or at the full step
     releases the held bound with the most negative multiplier (as
-    :func:`~solver.methods.dls.bounded_step` does with rows), each problem on its own."""
+    :func:`~solver.methods.dls.bounded_step` does with rows), each problem on its own.
+    ``free_step`` (k, n) is the first pass's step (only the equalities held), already
+    solved by :func:`box_step`."""
     count, n = sides.shape
     diagonal = np.arange(n)
     held = np.broadcast_to(fixed, (count, n)).copy()
@@ -128,9 +133,12 @@ def _active_set(
     while len(open_):
         passes += 1
         free = ~held[open_]
-        matrix = normal[open_] * (free[:, :, None] & free[:, None, :])
-        matrix[:, diagonal, diagonal] += np.where(free, lam2[open_, None], 1.0)
-        solved = np.linalg.solve(matrix, (gradient[open_] * free)[..., None])[..., 0]
+        if passes == 1:
+            solved = free_step
+        else:
+            matrix = normal[open_] * (free[:, :, None] & free[:, None, :])
+            matrix[:, diagonal, diagonal] += np.where(free, lam2[open_, None], 1.0)
+            solved = np.linalg.solve(matrix, (gradient[open_] * free)[..., None])[..., 0]
         move = solved - step[open_]
         side = sides[open_]
         rate = side * move

@@ -34,10 +34,11 @@ from .dls import BatchDampedLeastSquares, BatchRun
 from .model import BatchEvaluation, BatchModel, box_bounds
 from .result import BatchResult
 
-#: Restarts of one problem run side by side in its first round of restarts; each further
-#: round doubles them, up to :data:`MAX_WIDTH`.
+#: Restarts of one problem run side by side in its first round of restarts (at least; more
+#: when few of a large batch's problems need restarts: B / (4 * those problems)); each
+#: further round doubles them, up to :data:`MAX_WIDTH`.
 FIRST_WIDTH = 4
-MAX_WIDTH = 32
+MAX_WIDTH = 64
 
 #: The options a batch refuses when set, with what they would need.
 _REFUSED = {
@@ -198,7 +199,7 @@ class BatchSolver:
         the best runs (nit and nfev summed over the runs a single solve makes) and the
         restarts.
 
-        Every round runs the next :data:`FIRST_WIDTH` starts of each problem still
+        Every round runs the next :data:`FIRST_WIDTH` (or more) starts of each problem still
         searching side by side (doubling each round, up to :data:`MAX_WIDTH`), then takes
         their outcomes in the single solve's order and stops where it would stop: the same
         answer as one start after another in far fewer sequential iterations (a restart that
@@ -229,7 +230,10 @@ class BatchSolver:
         settles = _out_of_reach(model, targets)
         samplers = {b: StartSampler(scaled, z0[b], options.seed) for b in pending}
         agreements = {b: Agreement() for b in pending}
-        width = dict.fromkeys(pending, FIRST_WIDTH)
+        # Few problems left in a large batch: run more of their restarts at once (the
+        # runs cost little beside a round's fixed cost, which the last problems pay alone).
+        first_width = min(MAX_WIDTH, max(FIRST_WIDTH, count // (4 * max(len(pending), 1))))
+        width = dict.fromkeys(pending, first_width)
         while pending and not out_of_time():
             # Each problem's next starts, in the order a single solve would try them (the
             # sampler's sequence does not depend on the runs' outcomes, the nudge aside,
