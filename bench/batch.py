@@ -255,7 +255,8 @@ def section(
         "",
         f"### {COUNT} full-pose targets per robot",
         "",
-        "| robot | batch solved | batch per solve | batch CPU per solve | restarts | "
+        "| robot | batch solved | batch per solve | batch CPU per solve | restarts "
+        "(most iterations) | "
         "TRAC-IK solved | TRAC-IK median | batch / TRAC-IK | loop of single Reach solves "
         "(mean, solved) | loop / batch |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -265,7 +266,7 @@ def section(
         per = b.wall / b.count
         lines.append(
             f"| {row.name} | {100 * b.rate:.1f}% ({b.violations} limit violations) | "
-            f"{ms(per)} ms | {ms(b.cpu / b.count)} ms | {b.restarts} | "
+            f"{ms(per)} ms | {ms(b.cpu / b.count)} ms | {b.restarts} ({b.max_nit}) | "
             + (
                 f"{100 * t.solved / len(t.seconds):.1f}% | {ms(t.median)} ms | "
                 f"{_ratio(per, t.median)} | "
@@ -295,15 +296,16 @@ def section(
         "",
         f"### Time per solve against DOF (X/Z chains, B = {DOF_BATCH})",
         "",
-        "| chain | solved | batch per solve | CPU per solve | loop of single Reach solves "
-        "(mean, solved) | loop / batch |",
-        "|---|---|---|---|---|---|",
+        "| chain | solved | batch per solve | CPU per solve | restarts | most iterations | "
+        "loop of single Reach solves (mean, solved) | loop / batch |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for n, timing, loop in dofs:
         per = timing.wall / timing.count
         lines.append(
             f"| chain-{n} | {100 * timing.rate:.1f}% | {ms(per)} ms | "
-            f"{ms(timing.cpu / timing.count)} ms | {ms(loop.mean)} ms, "
+            f"{ms(timing.cpu / timing.count)} ms | {timing.restarts} | {timing.max_nit} | "
+            f"{ms(loop.mean)} ms, "
             f"{loop.solved}/{len(loop.seconds)} | {_ratio(loop.mean, per)} |"
         )
     return "\n".join(lines)
