@@ -3,7 +3,7 @@
 B problems that share a figure and its constraints but differ in goal targets and starts
 are solved by damped least squares with every array carrying a leading batch axis
 (:mod:`.model`: the batched assembler over the same :class:`~solver.kinematics.Kinematics`
-as a single solve; :mod:`.dls`: the run; :mod:`.solve`: starts, restarts, results;
+as a single solve; :mod:`.dls`: the run; :mod:`.inputs`: targets and starts validated; :mod:`.solve`: restarts, results;
 :mod:`.result`: :class:`BatchResult`).
 """
 
