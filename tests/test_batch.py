@@ -8,7 +8,9 @@ from solver import (
     AimGoal,
     Constraint,
     EndEffector,
+    Figure,
     InvalidInputError,
+    OrientationGoal,
     PositionGoal,
     PositionOrientationGoal,
     Solver,
@@ -172,3 +174,38 @@ def test_pose_targets_follow_set_target():
     single = _single(fig, tip, pose, fig.neutral(), restarts=0)
     assert batch[0].fun == pytest.approx(single.fun, rel=1e-6, abs=1e-12)
     assert batch[0].status == single.status
+
+
+def test_several_constraints_rigidity_and_a_prismatic_joint_as_single_solves():
+    """Two weighted constraints (a position on the forearm with a chain root, an orientation
+    on the hand), a stiff joint and a sliding one: each problem as its single dls solve."""
+    fig = Figure()
+    fig.add_segment("upper")
+    fig.add_ball("upper", -2.0, 2.0, rigidity=(0.0, 0.6, 0.0))
+    fig.add_segment("lower", parent="upper", translation=(1.0, 0.0, 0.0))
+    fig.add_revolute("lower", "z", -2.0, 2.0, name="elbow")
+    fig.add_prismatic("lower", "x", 0.0, 0.5, name="slide")
+    fig.add_segment("hand", parent="lower", translation=(1.0, 0.0, 0.0))
+    fig.add_ball("hand", -1.5, 1.5)
+    reach = Constraint(EndEffector("lower", point=(0.5, 0, 0)), PositionGoal((1, 0.5, 0)), name="r")
+    palm = Constraint(
+        EndEffector("hand", x=(1, 0, 0), y=(0, 1, 0)),
+        OrientationGoal(x=(0, 0, -1), y=(1, 0, 0)),
+        weight=0.5,
+        name="palm",
+    )
+    rng = np.random.default_rng(13)
+    count = 6
+    points = rng.normal(0.0, 0.7, (count, 3)) + (1.0, 0.0, 0.0)
+    xs = np.array([random_rotation(rng) for _ in range(count)])
+    targets = {"r": {"point": points}, "palm": xs}
+    batch = solve_batch(fig, [reach, palm], targets, fig.neutral(), **OPTIONS)
+    for b in range(count):
+        reach.goal.point = points[b]
+        palm.goal.set_target(xs[b])
+        single = Solver(fig, [reach, palm], **OPTIONS).solve(fig.neutral())
+        assert batch[b].status == single.status, b
+        assert batch[b].success == single.success, b
+        assert batch[b].restarts == single.restarts, b
+        assert np.allclose(batch.x[b], single.x, atol=1e-6), b
+        assert batch[b].fun == pytest.approx(single.fun, rel=1e-6, abs=1e-12)
