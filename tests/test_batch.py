@@ -196,7 +196,7 @@ def test_several_constraints_rigidity_and_a_prismatic_joint_as_single_solves():
     )
     rng = np.random.default_rng(13)
     count = 6
-    points = rng.normal(0.0, 0.7, (count, 3)) + (1.0, 0.0, 0.0)
+    points = rng.normal(0.0, 0.7, (count, 3)) + np.array([1.0, 0.0, 0.0])
     xs = np.array([random_rotation(rng) for _ in range(count)])
     targets = {"r": {"point": points}, "palm": xs}
     batch = solve_batch(fig, [reach, palm], targets, fig.neutral(), **OPTIONS)
