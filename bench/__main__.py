@@ -115,6 +115,15 @@ def run_eval_speed(log: Callable[[str], None]) -> str:
     return text
 
 
+def run_batch(log: Callable[[str], None]) -> None:
+    """``python -m bench.batch`` (the batched solver against TRAC-IK and a loop of single
+    solves; it writes its own section of RESULTS.md); its failure is logged, not raised."""
+    log("batch")
+    done = run_module("bench.batch")
+    if done.returncode:
+        log(f"batch failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+
+
 def run_live_update(log: Callable[[str], None]) -> None:
     """``python -m bench.live_update`` in its own Blender (it adds its section to RESULTS.md
     after the report is written); its failure is logged, not raised."""
@@ -137,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-methods", action="store_true", help="skip bench.methods (every solve method)"
     )
+    parser.add_argument("--no-batch", action="store_true", help="skip bench.batch")
     parser.add_argument(
         "--rewrite", action="store_true", help="re-render the last saved run with NOTES.md"
     )
@@ -209,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if not only or "four-bar" in only:
         four_bar.write(four_bar.run(log=log), args.out / "RESULTS.md", command, started)
+    if not args.no_batch and args.out == HERE:
+        run_batch(log)
     if not args.no_blender and args.out == HERE:
         run_live_update(log)
     log(f"wrote {args.out / 'RESULTS.md'} in {(time.perf_counter() - clock) / 60:.1f} min")

@@ -2,9 +2,11 @@
 
 Pure numpy; never imports Blender. Build a :class:`Figure`, attach goals to
 end-effectors with :class:`Constraint`, and call :func:`solve` (or keep a
-:class:`Solver` for sequences).
+:class:`Solver` for sequences); :func:`solve_batch` solves many problems of one structure
+at once (:mod:`.batch`).
 """
 
+from .batch import BatchResult, BatchSolver, solve_batch
 from .constraint import Constraint, EndEffector
 from .errors import (
     FrozenError,
@@ -34,6 +36,8 @@ from .urdf import URDFError, load_urdf, urdf_figure
 
 __all__ = [
     "AimGoal",
+    "BatchResult",
+    "BatchSolver",
     "Constraint",
     "Disjunction",
     "EndEffector",
@@ -59,5 +63,6 @@ __all__ = [
     "independent_groups",
     "load_urdf",
     "solve",
+    "solve_batch",
     "urdf_figure",
 ]

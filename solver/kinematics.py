@@ -50,6 +50,9 @@ _NEG_SKEW.setflags(write=False)
 class Frames:
     """World frames of one forward-kinematics pass.
 
+    A batched pass (:meth:`Kinematics.forward` of ``q`` (B, n_joints)) has a leading
+    batch axis on every array.
+
     Attributes:
         rotations: (n_segments, 3, 3) segment orientations (columns = local axes).
         origins: (n_segments, 3) segment origins, scene units.
@@ -115,6 +118,15 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     shifted components gathered by ``take``.
     """
     return a.take(_NEXT, -1) * b.take(_PREV, -1) - a.take(_PREV, -1) * b.take(_NEXT, -1)
+
+
+def gather(array: np.ndarray, index: np.ndarray | slice, axis: int) -> np.ndarray:
+    """``array`` at ``index`` along ``axis`` (negative: counted from the end, so leading
+    batch axes pass through): ``take`` for an index array (plain fancy indexing after an
+    ellipsis costs several times more), a view for a slice."""
+    if isinstance(index, slice):
+        return array[(Ellipsis, index) + (slice(None),) * (-1 - axis)]
+    return array.take(index, axis)
 
 
 def is_identity(matrix: np.ndarray) -> bool:
@@ -309,34 +321,40 @@ class Kinematics:
                 self._hinge_offsets[self._hinge_number[s]] = segments[s].translation
 
     def forward(self, q: np.ndarray) -> Frames:
-        """Forward kinematics for joint values ``q`` (n_joints,)."""
+        """Forward kinematics for joint values ``q`` (..., n_joints).
+
+        Leading axes are a batch (:mod:`solver.batch`): every array of the returned
+        :class:`Frames` carries them in front; a single pose is ``q`` of shape (n_joints,).
+        """
         if self._changed:  # Figure.set_rest was called since the last pass
             self._refresh_changed()
-        angle = np.zeros(self.n_nodes)  # per node; bare segments' stay 0
-        angle[self.joint_node] = q if self.all_revolute else np.where(self.revolute, q, 0.0)
-        s = np.sin(angle)[:, None, None]
-        c = (1.0 - np.cos(angle))[:, None, None]
+        lead = q.shape[:-1]
+        angle = np.zeros((*lead, self.n_nodes))  # per node; bare segments' stay 0
+        angle[..., self.joint_node] = q if self.all_revolute else np.where(self.revolute, q, 0.0)
+        s = np.sin(angle)[..., None, None]
+        c = (1.0 - np.cos(angle))[..., None, None]
         nodes = self._rest + s * self._rest_k + c * self._rest_k2
-        slide = None  # (n_joints, 1) prismatic values, when the figure has any
+        slide = None  # (..., n_joints, 1) prismatic values, when the figure has any
         if not self.all_revolute:
-            slide = np.where(self.revolute, 0.0, q)[:, None]
-            slide_nodes = np.zeros((self.n_nodes, 1))
-            slide_nodes[self.joint_node] = slide
-            nodes[:, :3, 3] += slide_nodes * self._slide
+            slide = np.where(self.revolute, 0.0, q)[..., None]
+            slide_nodes = np.zeros((*lead, self.n_nodes, 1))
+            slide_nodes[..., self.joint_node, :] = slide
+            nodes[..., :3, 3] += slide_nodes * self._slide
         for updated, source in self.rounds:
-            nodes[updated] = nodes[source] @ nodes[updated]
-        carried = self._no_hinges
+            nodes[..., updated, :, :] = gather(nodes, source, -3) @ gather(nodes, updated, -3)
+        carried = self._no_hinges if not lead else np.zeros((*lead, 0, 3))
         if self.hinges:
-            carried = np.empty((len(self.hinges), 3))
+            carried = np.empty((*lead, len(self.hinges), 3))
+            translations = nodes[..., :3, 3]  # a view: (..., n_nodes, 3)
             for h, ((parent, region), offset) in enumerate(
                 zip(self.hinge_regions, self._hinge_offsets, strict=True)
             ):
-                carried[h] = nodes[parent, :3, :3] @ offset + nodes[parent, :3, 3]
-                nodes[region, :3, 3] += carried[h]
-        frames = nodes[self.segment_node]
-        joints = nodes[self.joint_node]
-        axes = np.einsum("jab,jb->ja", joints[:, :3, :3], self.local_axes)
-        origins = joints[:, :3, 3]
+                carried[..., h, :] = nodes[..., parent, :3, :3] @ offset + nodes[..., parent, :3, 3]
+                translations[..., region, :] += carried[..., h, None, :]
+        frames = gather(nodes, self.segment_node, -3)
+        joints = gather(nodes, self.joint_node, -3)
+        axes = np.einsum("...jab,jb->...ja", joints[..., :3, :3], self.local_axes)
+        origins = joints[..., :3, 3]
         if self.all_revolute:
             pivots, turning = origins, axes
             moving = cross(origins, axes)
@@ -346,7 +364,9 @@ class Kinematics:
             pivots = origins - slide * axes
             turning = np.where(revolute, axes, 0.0)
             moving = np.where(revolute, cross(pivots, axes), axes)
-        return Frames(frames[:, :3, :3], frames[:, :3, 3], axes, pivots, turning, moving, carried)
+        return Frames(
+            frames[..., :3, :3], frames[..., :3, 3], axes, pivots, turning, moving, carried
+        )
 
     def carried(
         self,
@@ -392,9 +412,12 @@ class Kinematics:
     def columns(frames: Frames, vectors: np.ndarray, carried: Carried) -> np.ndarray:
         """Jacobian (V, 3, n) of world vectors fixed to segments w.r.t. ``n`` variables.
 
+        Leading axes of ``frames`` and ``vectors`` (a batch, the same for both) are kept
+        in front of the result.
+
         Args:
             frames: a forward pass.
-            vectors: (V, 3) world vectors (points and directions, as ``carried`` says).
+            vectors: (..., V, 3) world vectors (points and directions, as ``carried`` says).
             carried: from :meth:`carried`: their segments, kinds and the moving joints.
         Returns:
             ``d vectors[v] / d y`` stacked: columns of eqs. (3), (4) mapped through the
@@ -403,16 +426,20 @@ class Kinematics:
             point only through a hinge's origin ``c`` contributes ``moving_j +
             turning_j x c`` instead (the point ``c`` turns, the region below it does not).
         """
-        count = len(vectors)
-        turning = frames.turning[carried.joints]  # (J, 3)
-        neg_skew = (vectors @ _NEG_SKEW).reshape(count, 3, 3)
-        out = neg_skew @ turning.T  # (V, 3, J): -v x turning
-        out[carried.points] += frames.moving[carried.joints].T
+        lead, count = vectors.shape[:-2], vectors.shape[-2]
+        turning = gather(frames.turning, carried.joints, -2)  # (..., J, 3)
+        neg_skew = (vectors @ _NEG_SKEW).reshape(*lead, count, 3, 3)
+        out = neg_skew @ turning.swapaxes(-1, -2)[..., None, :, :]  # (..., V, 3, J)
+        moving = gather(frames.moving, carried.joints, -2).swapaxes(-1, -2)  # (..., 3, J)
+        out[..., carried.points, :, :] += moving[..., None, :, :]
         for v, rows, hinges in carried.anchored:
-            shift = frames.hinge_origins[hinges] - vectors[v]  # (k, 3): c - v
-            out[v][:, rows] += cross(turning[rows], shift).T
+            shift = frames.hinge_origins[..., hinges, :] - vectors[..., v, None, :]  # c - v
+            block = out[..., v, :, :]  # a view: (..., 3, J)
+            block[..., rows] += cross(turning[..., rows, :], shift).swapaxes(-1, -2)
         out *= carried.moves  # joints that do not move a vector's segment
-        if carried.identity:  # the variables are the joints: (V, 3, J) is (V, 3, n)
+        if carried.identity:  # the variables are the joints: (..., V, 3, J) is (..., V, 3, n)
             return out
         joints, n = carried.coupling.shape
-        return (out.reshape(3 * count, joints) @ carried.coupling).reshape(count, 3, n)
+        return (out.reshape(*lead, 3 * count, joints) @ carried.coupling).reshape(
+            *lead, count, 3, n
+        )

@@ -1,0 +1,335 @@
+"""The batched solver (:mod:`solver.batch`, issue 21) against TRAC-IK and a loop of single
+solves: ``python -m bench.batch`` runs only this section and writes it into
+``bench/RESULTS.md`` between its markers; ``python -m bench`` runs it after the main report.
+
+Protocol (the main bench's, :mod:`bench.cases`): random in-limit angles of the chain ->
+forward kinematics -> full-pose targets (:func:`bench.serial.sample_targets`, seed 1: the
+first 100 are the main bench's), every solve from the mid-range seed, graded by the bench's
+own forward kinematics (:func:`bench.metrics.grade`: 1e-5 m, 1e-3 rad, joint limits within
+:data:`bench.metrics.LIMIT_SLACK`). The batch runs with its default options (``"dls"``,
+restarts as a single solve's, ``time_limit`` pooled over the batch) and the solver's default
+tolerances. In the same run on the same targets: TRAC-IK (0.1 s timeout, as in the main
+bench) one target after another, and a loop of single solves by Reach IK with its default
+options (``solver.Solver``, the main bench's "Reach IK" peer) on the first :data:`LOOP`.
+Wall time and process CPU time of the whole batch call are divided by B ("per solve"); a
+loop's figure is its mean (its throughput), TRAC-IK's its median (the issue's yardstick).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+import solver
+from bench.chains import serial_chain, to_serial
+from bench.figures import chain_figure, chain_tip, tip_goal
+from bench.metrics import grade
+from bench.peers.base import Attempt, PeerUnavailableError
+from bench.report import machine_line, ms, versions_line
+from bench.sections import write_section
+from bench.serial import SerialChain, Targets, sample_targets
+from solver.batch import BatchSolver
+
+HERE = Path(__file__).resolve().parent
+SECTION = "batch"
+"""Marker name of this section in RESULTS.md."""
+COUNT = 1000
+"""Targets per robot (the issue's 1,000)."""
+LOOP = 100
+"""Targets solved one by one by the single Reach IK solve (the loop it is compared with)."""
+SIZES = (1, 10, 100, 1000, 10000)
+"""Batch sizes of the scaling rows (iiwa7)."""
+SMALL_BATCHES = 100
+"""Problems solved in all at the small sizes (B = 1: 100 calls, B = 10: 10 calls)."""
+DOFS = (7, 30, 100)
+DOF_BATCH = 100
+"""B of the DOF rows (the procedural X/Z chains of the main bench)."""
+ROBOTS = ("iiwa7", "xarm6")
+
+
+@dataclass
+class BatchTiming:
+    """One timed batch (or several of the same size, summed)."""
+
+    count: int
+    wall: float
+    cpu: float
+    solved: int
+    violations: int
+    restarts: int
+    max_nit: int
+
+    @property
+    def rate(self) -> float:
+        return self.solved / self.count
+
+
+def _poses(targets: Targets, index: slice) -> np.ndarray:
+    rotations, positions = targets.rotations[index], targets.positions[index]
+    poses = np.zeros((len(positions), 4, 4))
+    poses[:, :3, :3] = rotations
+    poses[:, :3, 3] = positions
+    poses[:, 3, 3] = 1.0
+    return poses
+
+
+class BatchModel:
+    """The chain's figure, tip constraint and a :class:`BatchSolver` (default options)."""
+
+    def __init__(self, chain: SerialChain) -> None:
+        self.chain = chain
+        self.figure = chain_figure(chain)
+        position, rotation = chain.tip[:3, 3], chain.tip[:3, :3]
+        goal = tip_goal(position, rotation)
+        self.constraint = solver.Constraint(chain_tip(chain, True), goal, name="tip")
+        self.solver = BatchSolver(self.figure, [self.constraint])
+        self.seed = chain.mid_range()
+
+    def solve(self, targets: Targets, start: int, count: int) -> tuple[BatchTiming, np.ndarray]:
+        """Solve targets ``start`` .. ``start + count`` as one batch; timings and angles."""
+        poses = _poses(targets, slice(start, start + count))
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = self.solver.solve({"tip": poses}, self.seed)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        solved = violations = 0
+        for b in range(count):
+            k = start + b
+            record = grade(
+                self.chain,
+                Attempt(result.x[b], wall / count),
+                k,
+                targets.positions[k],
+                targets.rotations[k],
+            )
+            solved += record.outcome == "solved"
+            violations += record.outcome == "limits"
+        timing = BatchTiming(
+            count, wall, cpu, solved, violations, int(result.restarts.sum()), int(result.nit.max())
+        )
+        return timing, result.x
+
+
+def batches(model: BatchModel, targets: Targets, size: int, total: int) -> BatchTiming:
+    """``total`` problems in batches of ``size`` (timings summed)."""
+    parts = [model.solve(targets, start, size)[0] for start in range(0, total, size)]
+    return BatchTiming(
+        sum(p.count for p in parts),
+        sum(p.wall for p in parts),
+        sum(p.cpu for p in parts),
+        sum(p.solved for p in parts),
+        sum(p.violations for p in parts),
+        sum(p.restarts for p in parts),
+        max(p.max_nit for p in parts),
+    )
+
+
+@dataclass
+class Peer:
+    """A one-by-one peer's times and solve rate on the same targets."""
+
+    name: str
+    seconds: list[float]
+    solved: int
+    note: str = ""
+
+    @property
+    def median(self) -> float:
+        return float(np.median(self.seconds)) if self.seconds else float("nan")
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.seconds)) if self.seconds else float("nan")
+
+
+def one_by_one(name: str, peer: object, chain: SerialChain, targets: Targets, count: int) -> Peer:
+    """``peer.solve`` on the first ``count`` targets, graded."""
+    seconds, solved = [], 0
+    for k in range(count):
+        attempt = peer.solve(targets.positions[k], targets.rotations[k])  # type: ignore[attr-defined]
+        seconds.append(attempt.seconds)
+        record = grade(chain, attempt, k, targets.positions[k], targets.rotations[k])
+        solved += record.outcome == "solved"
+    return Peer(name, seconds, solved)
+
+
+def tracik(chain: SerialChain, targets: Targets, count: int) -> Peer:
+    """TRAC-IK on the first ``count`` targets (unavailable: an empty row with the reason)."""
+    try:
+        from bench.cases import RESTART_BUDGET
+        from bench.peers.tracik_peer import TracIKChain
+
+        peer = TracIKChain(chain, True, timeout=RESTART_BUDGET)
+    except PeerUnavailableError as error:
+        return Peer("TRAC-IK", [], 0, note=str(error))
+    return one_by_one("TRAC-IK", peer, chain, targets, count)
+
+
+def reach_loop(chain: SerialChain, targets: Targets, count: int) -> Peer:
+    """Reach IK's single solve with its default options, one target after another."""
+    from bench.peers.reach import ReachChain
+
+    return one_by_one("Reach IK loop", ReachChain(chain, True), chain, targets, count)
+
+
+@dataclass
+class RobotRow:
+    name: str
+    batch: BatchTiming
+    tracik: Peer
+    loop: Peer
+
+
+def run_robots(log=print) -> list[RobotRow]:
+    from bench.robots import robot_chain
+
+    rows = []
+    for robot in ROBOTS:
+        chain = robot_chain(robot)
+        targets = sample_targets(chain, COUNT, seed=1)
+        model = BatchModel(chain)
+        model.solve(targets, 0, 10)  # warm-up: first-call costs out of the timing
+        log(f"{robot}: batch of {COUNT}")
+        batch, _ = model.solve(targets, 0, COUNT)
+        log(f"{robot}: TRAC-IK")
+        peer = tracik(chain, targets, COUNT)
+        log(f"{robot}: single-solve loop")
+        loop = reach_loop(chain, targets, LOOP)
+        rows.append(RobotRow(robot, batch, peer, loop))
+    return rows
+
+
+def run_sizes(log=print) -> list[BatchTiming]:
+    from bench.robots import robot_chain
+
+    chain = robot_chain("iiwa7")
+    targets = sample_targets(chain, max(SIZES), seed=1)
+    model = BatchModel(chain)
+    model.solve(targets, 0, 10)
+    out = []
+    for size in SIZES:
+        log(f"iiwa7: B = {size}")
+        out.append(batches(model, targets, size, max(size, SMALL_BATCHES)))
+    return out
+
+
+def run_dofs(log=print) -> list[tuple[int, BatchTiming, Peer]]:
+    out = []
+    for n in DOFS:
+        chain = to_serial(serial_chain(n), f"chain-{n}")
+        targets = sample_targets(chain, max(DOF_BATCH, 20), seed=1)
+        model = BatchModel(chain)
+        model.solve(targets, 0, 2)
+        log(f"chain-{n}: B = {DOF_BATCH}")
+        timing, _ = model.solve(targets, 0, DOF_BATCH)
+        loop = reach_loop(chain, targets, 10 if n >= 100 else 20)
+        out.append((n, timing, loop))
+    return out
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b > 0 and np.isfinite(a) and np.isfinite(b) else "-"
+
+
+def section(
+    robots: list[RobotRow],
+    sizes: list[BatchTiming],
+    dofs: list[tuple[int, BatchTiming, Peer]],
+    command: str,
+    started: datetime,
+    seconds: float,
+) -> str:
+    lines = [
+        "## Batched solver (`solver.batch`, issue 21)",
+        "",
+        f"Written by `{command}` on {started:%Y-%m-%d %H:%M}; this section took {seconds:.0f} s. "
+        f"{machine_line()}. {versions_line()}.",
+        "",
+        "Protocol: see `bench/batch.py`'s docstring (the main bench's targets, seed pose and "
+        "grading; batch time = wall (CPU) time of the whole call / B).",
+        "",
+        f"### {COUNT} full-pose targets per robot",
+        "",
+        "| robot | batch solved | batch per solve | batch CPU per solve | restarts "
+        "(most iterations) | "
+        "TRAC-IK solved | TRAC-IK median | batch / TRAC-IK | loop of single Reach solves "
+        "(mean, solved) | loop / batch |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in robots:
+        b, t, loop = row.batch, row.tracik, row.loop
+        per = b.wall / b.count
+        lines.append(
+            f"| {row.name} | {100 * b.rate:.1f}% ({b.violations} limit violations) | "
+            f"{ms(per)} ms | {ms(b.cpu / b.count)} ms | {b.restarts} ({b.max_nit}) | "
+            + (
+                f"{100 * t.solved / len(t.seconds):.1f}% | {ms(t.median)} ms | "
+                f"{_ratio(per, t.median)} | "
+                if t.seconds
+                else f"- ({t.note}) | - | - | "
+            )
+            + f"{ms(loop.mean)} ms, {loop.solved}/{len(loop.seconds)} | "
+            f"{_ratio(loop.mean, per)} |"
+        )
+    lines += [
+        "",
+        "### Time per solve against B (iiwa7, the same targets)",
+        "",
+        f"B = 1 and 10 are {SMALL_BATCHES} problems in calls of B; the most iterations one "
+        "problem took (restarts included) sets how many iterations the batch's last "
+        "problems run alone.",
+        "",
+        "| B | solved | wall per solve | CPU per solve | restarts | most iterations |",
+        "|---|---|---|---|---|---|",
+    ]
+    for size, timing in zip(SIZES, sizes, strict=True):
+        lines.append(
+            f"| {size} | {100 * timing.rate:.1f}% | {ms(timing.wall / timing.count)} ms | "
+            f"{ms(timing.cpu / timing.count)} ms | {timing.restarts} | {timing.max_nit} |"
+        )
+    lines += [
+        "",
+        f"### Time per solve against DOF (X/Z chains, B = {DOF_BATCH})",
+        "",
+        "| chain | solved | batch per solve | CPU per solve | restarts | most iterations | "
+        "loop of single Reach solves (mean, solved) | loop / batch |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for n, timing, loop in dofs:
+        per = timing.wall / timing.count
+        lines.append(
+            f"| chain-{n} | {100 * timing.rate:.1f}% | {ms(per)} ms | "
+            f"{ms(timing.cpu / timing.count)} ms | {timing.restarts} | {timing.max_nit} | "
+            f"{ms(loop.mean)} ms, "
+            f"{loop.solved}/{len(loop.seconds)} | {_ratio(loop.mean, per)} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the section and write it into bench/RESULTS.md (or ``--out``)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.batch", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--out", type=Path, default=HERE, help="folder holding RESULTS.md")
+    args = parser.parse_args(argv)
+    started, clock = datetime.now(), time.perf_counter()
+    robots = run_robots()
+    sizes = run_sizes()
+    dofs = run_dofs()
+    given = sys.argv[1:] if argv is None else argv
+    command = "python -m bench.batch " + " ".join(given) if given else "python -m bench.batch"
+    text = section(robots, sizes, dofs, command.strip(), started, time.perf_counter() - clock)
+    args.out.mkdir(parents=True, exist_ok=True)
+    write_section(args.out / "RESULTS.md", SECTION, text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,14 @@
+"""Many problems of one structure solved at once (issue 21): :func:`solve_batch`.
+
+B problems that share a figure and its constraints but differ in goal targets and starts
+are solved by damped least squares with every array carrying a leading batch axis:
+:mod:`.model` is the batched assembler over the same :class:`~solver.kinematics.Kinematics`
+as a single solve, :mod:`.dls` the run, :mod:`.inputs` the targets and starts validated,
+:mod:`.solve` the restarts and results, :mod:`.result` the :class:`BatchResult`.
+"""
+
+from .model import SUPPORTED_GOALS, BatchModel
+from .result import BatchResult
+from .solve import BatchSolver, solve_batch
+
+__all__ = ["SUPPORTED_GOALS", "BatchModel", "BatchResult", "BatchSolver", "solve_batch"]

@@ -1,0 +1,311 @@
+"""Damped least squares over a batch: :mod:`solver.methods.dls`, B problems at a time.
+
+The rules are the single run's (:class:`~solver.methods.dls.DampedLeastSquares`), problem
+by problem: ``lambda = |e| / (2 s)`` (or the fixed ``dls_damping``), the step of eq. 16
+under the limits the point is on, cut to a largest change of ``s``, halved until ``G``
+decreases (at most :data:`~solver.methods.dls.MAX_HALVINGS` times), and the same stops
+(``GOAL_REACHED``, ``KUHN_TUCKER`` by the same test, ``NO_PROGRESS``, ``MAX_ITERATIONS``,
+``TIME_LIMIT``). What changes is the arithmetic's shape: every array has a leading axis over
+the problems still running (a problem that stops leaves the working set), and the limits
+are boxes on the variables (:func:`~.model.box_bounds`), so
+
+- a row's projection is a clip, and the cone of feasible directions at a point is the
+  coordinates not pushed against the bound they sit on;
+- the step's active set (Nocedal and Wright's Algorithm 16.3 as in
+  :func:`~solver.methods.dls.bounded_step`) holds a bound by masking its variable's column:
+  the step on the free columns solves ``(J_F^T J_F + lambda^2 I) dz = J_F^T e`` (eq. 15,
+  which is eq. 16's SVD form), all problems in one batched ``np.linalg.solve``; each pass
+  holds or releases one bound per problem, as the single step does.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..linear import FEASIBILITY_TOLERANCE
+from ..methods.dls import DEFAULT_STEP_LIMIT, KT_TOLERANCE, MAX_HALVINGS
+from ..optimizer import Status
+from .model import BatchEvaluation, BatchModel
+
+#: Halvings of a step tried side by side once its full step failed (see ``_decrease``).
+LEVELS = 6
+
+#: Status of a problem still running.
+RUNNING = -1
+
+
+@dataclass
+class BatchRun:
+    """Where each of B runs stopped.
+
+    Attributes:
+        z: (B, n) final points (scaled variables).
+        evaluation: their evaluations.
+        status: (B,) :class:`~solver.optimizer.Status` values.
+        nit: (B,) iterations; nfev: (B,) evaluations.
+    """
+
+    z: np.ndarray
+    evaluation: BatchEvaluation
+    status: np.ndarray
+    nit: np.ndarray
+    nfev: np.ndarray
+
+
+def bound_sides(model: BatchModel, z: np.ndarray) -> np.ndarray:
+    """(B, n) +1 where a variable is on its upper bound, -1 on its lower, 0 else (a fixed
+    variable counts as on its upper bound); the slack test of :func:`on_bound`."""
+    upper = model.upper - z <= FEASIBILITY_TOLERANCE
+    lower = z - model.lower <= FEASIBILITY_TOLERANCE
+    return np.where(upper | model.fixed, 1.0, np.where(lower, -1.0, 0.0))
+
+
+def feasible_direction(model: BatchModel, sides: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """``direction`` (B, n) projected onto the feasible directions at bounds ``sides``."""
+    pushed = (sides * direction > 0.0) | model.fixed
+    return np.where(pushed, 0.0, direction)
+
+
+def box_step(
+    jacobian: np.ndarray,
+    error: np.ndarray,
+    damping: np.ndarray,
+    sides: np.ndarray,
+    fixed: np.ndarray,
+) -> np.ndarray:
+    """The damped least-squares step (B, n) under the bounds each point is on.
+
+    Args:
+        jacobian: (B, m, n) task Jacobians.
+        error: (B, m) task errors.
+        damping: (B,) ``lambda`` > 0 of each problem.
+        sides: (B, n) from :func:`bound_sides`.
+        fixed: (n,) variables held by an equality (never released).
+    """
+    n = sides.shape[1]
+    gradient = (error[:, None, :] @ jacobian)[:, 0]  # c = J^T e
+    normal = jacobian.swapaxes(1, 2) @ jacobian  # J^T J
+    lam2 = damping * damping
+    diagonal = np.arange(n)
+    if fixed.any():  # held from the start: their columns out, their step 0
+        keep = ~fixed
+        normal *= keep[:, None] & keep[None, :]
+        gradient = gradient * keep
+    damped = normal.copy()
+    damped[:, diagonal, diagonal] += np.where(fixed, 1.0, lam2[:, None])
+    step = np.linalg.solve(damped, gradient[..., None])[..., 0]
+    # Problems on a bound the free step pushes outwards run the active set (most do not).
+    pushing = ((sides * step > 0.0) & ~fixed).any(axis=1)
+    open_ = np.flatnonzero(pushing)
+    if not len(open_):
+        return step
+    step[open_] = _active_set(
+        normal[open_], gradient[open_], lam2[open_], sides[open_], fixed, step[open_]
+    )
+    return step
+
+
+def _active_set(
+    normal: np.ndarray,
+    gradient: np.ndarray,
+    lam2: np.ndarray,
+    sides: np.ndarray,
+    fixed: np.ndarray,
+    free_step: np.ndarray,
+) -> np.ndarray:
+    """:func:`box_step` for problems whose free step leaves a bound: from ``dz = 0``, each
+    pass holds the first bound the move towards the free step crosses, or at the full step
+    releases the held bound with the most negative multiplier (as
+    :func:`~solver.methods.dls.bounded_step` does with rows), each problem on its own.
+    ``free_step`` (k, n) is the first pass's step (only the equalities held), already
+    solved by :func:`box_step`."""
+    count, n = sides.shape
+    diagonal = np.arange(n)
+    held = np.broadcast_to(fixed, (count, n)).copy()
+    step = np.zeros((count, n))
+    cap = 4 * (sides != 0.0).sum(axis=1) + 4
+    scale = 1e-12 * (1.0 + np.abs(gradient).max(axis=1))
+    open_ = np.arange(count)
+    passes = 0
+    while len(open_):
+        passes += 1
+        free = ~held[open_]
+        if passes == 1:
+            solved = free_step
+        else:
+            matrix = normal[open_] * (free[:, :, None] & free[:, None, :])
+            matrix[:, diagonal, diagonal] += np.where(free, lam2[open_, None], 1.0)
+            solved = np.linalg.solve(matrix, (gradient[open_] * free)[..., None])[..., 0]
+        move = solved - step[open_]
+        side = sides[open_]
+        rate = side * move
+        size = np.sqrt(np.einsum("bn,bn->b", move, move))
+        blocking = (side != 0.0) & free & (rate > 1e-12 * size[:, None])
+        ratios = np.where(
+            blocking,
+            np.maximum(-(side * step[open_]), 0.0) / np.where(blocking, rate, 1.0),
+            np.inf,
+        )
+        k = ratios.argmin(axis=1)
+        ratio = ratios[np.arange(len(open_)), k]
+        holds = ratio < 1.0
+        hold = open_[holds]
+        step[hold] += ratio[holds, None] * move[holds]
+        held[hold, k[holds]] = True
+        full = open_[~holds]
+        step[full] += move[~holds]
+        # At the full step: release the held bound whose multiplier says it pulls inwards.
+        curvature = (normal[full] @ step[full, :, None])[..., 0] + lam2[full, None] * step[full]
+        nu = np.where(held[full] & ~fixed, sides[full] * (gradient[full] - curvature), np.inf)
+        worst = nu.argmin(axis=1)
+        release = nu[np.arange(len(full)), worst] < -scale[full]
+        held[full[release], worst[release]] = False
+        still = np.zeros(count, dtype=bool)
+        still[hold] = True
+        still[full[release]] = True
+        open_ = np.flatnonzero(still & (passes < cap))
+    return step
+
+
+class BatchDampedLeastSquares:
+    """The ``"dls"`` run of :mod:`solver.methods.dls` over a batch.
+
+    Args:
+        max_iterations: iteration limit of each run.
+        damping: a fixed ``lambda``, or None for eq. 18's ``|e| / (2 s)``.
+        step_limit: ``s``, largest change of a scaled variable per iteration (None:
+            :data:`~solver.methods.dls.DEFAULT_STEP_LIMIT`).
+    """
+
+    def __init__(
+        self, max_iterations: int, damping: float | None, step_limit: float | None
+    ) -> None:
+        self.max_iterations = max_iterations
+        self.damping = damping
+        self.step_limit = DEFAULT_STEP_LIMIT if step_limit is None else step_limit
+
+    def _damping(self, error: np.ndarray) -> np.ndarray:
+        if self.damping is not None:
+            return np.full(len(error), self.damping)
+        return np.sqrt(np.einsum("bm,bm->b", error, error)) / (2.0 * self.step_limit)
+
+    def step(self, model: BatchModel, at: BatchEvaluation, sides: np.ndarray) -> np.ndarray:
+        """The steps (B, n) from points evaluated as ``at`` with bounds ``sides``."""
+        damping = self._damping(at.error)
+        # lambda = 0 only where e = 0, where every step is 0: keep the solve regular.
+        damping = np.where(damping > 0.0, damping, 1.0)
+        step = box_step(at.jacobian, at.error, damping, sides, model.fixed)
+        largest = np.abs(step).max(axis=1, initial=0.0)
+        over = largest > self.step_limit
+        step[over] *= (self.step_limit / largest[over])[:, None]
+        return step
+
+    def run(
+        self,
+        model: BatchModel,
+        z0: np.ndarray,
+        q_fixed: np.ndarray,
+        targets: np.ndarray,
+        deadline: float | None,
+    ) -> BatchRun:
+        """Iterate every problem from its feasible start ``z0`` (B, n) until it stops.
+
+        Args:
+            model: the structure.
+            z0: (B, n) feasible starts, scaled variables.
+            q_fixed: (B, n_joints) joint values of the held coordinates.
+            targets: (B, T, 3) goal targets.
+            deadline: ``time.perf_counter()`` value at which every running problem stops
+                with ``TIME_LIMIT``, or None.
+        """
+        count = len(z0)
+        z = np.array(z0, dtype=float)
+        at = model.evaluate(z, q_fixed, targets)
+        status = np.full(count, RUNNING, dtype=int)
+        nit = np.zeros(count, dtype=int)
+        nfev = np.ones(count, dtype=int)
+        running = np.arange(count)
+        while len(running):
+            here = at.take(running)
+            reached = here.reached
+            status[running[reached]] = Status.GOAL_REACHED
+            running, here = running[~reached], here.take(np.flatnonzero(~reached))
+            if deadline is not None and time.perf_counter() >= deadline:
+                status[running] = Status.TIME_LIMIT
+                break
+            sides = bound_sides(model, z[running])
+            feasible = feasible_direction(model, sides, -here.g)
+            kt = np.einsum("bn,bn->b", feasible, feasible) <= KT_TOLERANCE * (1.0 + here.f)
+            status[running[kt]] = Status.KUHN_TUCKER
+            spent = ~kt & (nit[running] >= self.max_iterations)
+            status[running[spent]] = Status.MAX_ITERATIONS
+            keep = np.flatnonzero(~kt & ~spent)
+            running, here, sides = running[keep], here.take(keep), sides[keep]
+            if not len(running):
+                break
+            step = self.step(model, here, sides)
+            moved = self._decrease(model, z, at, running, step, q_fixed, targets, nfev)
+            status[running[~moved]] = Status.NO_PROGRESS
+            running = running[moved]
+            nit[running] += 1
+        return BatchRun(z, at, status, nit, nfev)
+
+    @staticmethod
+    def _decrease(
+        model: BatchModel,
+        z: np.ndarray,
+        at: BatchEvaluation,
+        running: np.ndarray,
+        step: np.ndarray,
+        q_fixed: np.ndarray,
+        targets: np.ndarray,
+        nfev: np.ndarray,
+    ) -> np.ndarray:
+        """Halve each step until its clipped trial point lowers ``G``; move those problems
+        (``z``, ``at`` and ``nfev`` updated in place). Returns (k,) which of ``running``
+        moved.
+
+        The full steps are tried first (most are taken); the problems left try their next
+        :data:`LEVELS` halvings in one evaluation and take the first, in order, that lowers
+        ``G``, stopping at one that no longer moves the point: the single run's choice
+        (halving is exact in floating point) in fewer sequential passes. ``nfev`` counts
+        the evaluations the single run makes.
+        """
+        moved = np.zeros(len(running), dtype=bool)
+        trying = np.arange(len(running))  # positions in running
+        halved = 0
+        while len(trying) and halved <= MAX_HALVINGS:
+            levels = 1 if halved == 0 else min(LEVELS, MAX_HALVINGS + 1 - halved)
+            factors = 0.5 ** np.arange(halved, halved + levels)
+            index = running[trying]
+            here = z[index]
+            trials = np.clip(
+                here[:, None, :] + step[trying][:, None, :] * factors[:, None],
+                model.lower,
+                model.upper,
+            )  # (t, levels, n)
+            changed = (trials != here[:, None, :]).any(axis=2)
+            flat = trials.reshape(-1, model.n)
+            repeat = np.repeat(index, levels)
+            evaluation = model.evaluate(flat, q_fixed[repeat], targets[repeat])
+            lower = changed & (evaluation.f.reshape(-1, levels) < at.f[index][:, None])
+            # The first level that lowers G, and the first that does not move the point.
+            first = np.where(lower.any(axis=1), lower.argmax(axis=1), levels)
+            still = np.where((~changed).any(axis=1), (~changed).argmax(axis=1), levels)
+            taken = first < still
+            nfev[index] += np.where(taken, first + 1, np.minimum(still, levels))
+            rows = np.flatnonzero(taken)
+            better = index[rows]
+            pick = rows * levels + first[rows]
+            z[better] = flat[pick]
+            at.put(better, evaluation.take(pick))
+            moved[trying[rows]] = True
+            trying = trying[~taken & (still == levels)]
+            halved += levels
+        return moved
+
+
+__all__ = ["RUNNING", "BatchDampedLeastSquares", "BatchRun", "box_step"]

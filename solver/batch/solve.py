@@ -1,0 +1,385 @@
+"""Entry points of the batch: :class:`BatchSolver` and :func:`solve_batch`.
+
+B problems share a figure and its constraints (the structure: which goals, effectors,
+weights, limits) and differ in their goals' targets and their starts. Every problem runs
+``"dls"`` (:mod:`.dls`) from its start, all at once; a problem that misses a goal is
+restarted like a single solve (:mod:`solver.restarts`: the nudge after a Kuhn-Tucker
+stop, then the seeded starts, the agreement stop for a provably unreachable goal, the
+better of two answers by :func:`~solver.restarts.better`), and every problem that needs
+another start gets it in the next batch, so a problem solved from the same start with
+``Solver(method="dls")`` and the same options meets its goals alike.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..constraint import Constraint, constraint_list
+from ..errors import InvalidInputError
+from ..figure import Figure, coordinate_system
+from ..linear import FEASIBILITY_TOLERANCE, only_point
+from ..optimizer import Outcome, Status
+from ..options import Options
+from ..problem import Problem
+from ..reach_bound import reach
+from ..restarts import Agreement, StartSampler, better
+from ..scale import ScaledProblem, characteristic_length
+from ..solve import RELATIVE_TOLERANCE
+from .dls import BatchDampedLeastSquares, BatchRun
+from .inputs import batch_size, starts_of, targets_of
+from .model import BatchEvaluation, BatchModel, box_bounds
+from .result import BatchResult
+
+#: Restarts of one problem run side by side in its first round of restarts (at least; more
+#: when few of a large batch's problems need restarts: B / (4 * those problems)); each
+#: further round doubles them, up to :data:`MAX_WIDTH`.
+FIRST_WIDTH = 4
+MAX_WIDTH = 64
+
+#: The options a batch refuses when set, with what they would need.
+_REFUSED = {
+    "max_change": "a step bound per problem",
+    "analytic_start": "the analytic start",
+}
+
+
+class _Point:
+    """An answer's objective and verdict, as :func:`~solver.restarts.better` reads them."""
+
+    __slots__ = ("f", "g", "reached")
+
+    def __init__(self, f: float, g: np.ndarray, reached: bool) -> None:
+        self.f, self.g, self.reached = f, g, reached
+
+
+def _outcome(run: BatchRun, i: int) -> Outcome[_Point]:
+    at = run.evaluation
+    point = _Point(float(at.f[i]), at.g[i], bool(at.reached[i]))
+    status = Status(int(run.status[i]))
+    return Outcome(run.z[i], point, status, int(run.nit[i]), int(run.nfev[i]), [], np.zeros(0))
+
+
+class BatchSolver:
+    """Solves B problems of one structure at once (see the module docstring).
+
+    Args:
+        figure: the figure.
+        constraints: the constraints; the enabled ones must have goals of the kinds in
+            :data:`~.model.SUPPORTED_GOALS`, fixed in the world.
+        options: the options (None: ``Options(method="dls")``); ``method`` must be
+            ``"dls"``, ``max_change`` None and ``analytic_start`` off. ``time_limit`` is
+            pooled: the batch may take ``time_limit * B`` seconds in all (what B single
+            solves could), after which every running problem stops with ``TIME_LIMIT``.
+        changes: options by name, changed from ``options``.
+
+    Raises:
+        InvalidInputError: a figure that is not a :class:`Figure`, a bad constraint list, a
+            bad or refused option (named).
+    """
+
+    def __init__(
+        self,
+        figure: Figure,
+        constraints: Sequence[Constraint],
+        options: Options | None = None,
+        **changes: Any,
+    ) -> None:
+        if not isinstance(figure, Figure):
+            raise InvalidInputError(f"figure must be a solver.Figure, got {figure!r}")
+        if options is not None and not isinstance(options, Options):
+            raise InvalidInputError(f"options must be a solver.Options, got {options!r}")
+        given = Options(method="dls") if options is None else options
+        self.options = _checked(given.replace(**changes) if changes else given)
+        self.figure = figure
+        self.constraints = constraint_list(constraints)
+        self._problem: Problem | None = None
+        self._key: tuple = ()
+
+    def _assemble(self, start: np.ndarray, options: Options) -> tuple[ScaledProblem, float]:
+        key = (self.figure.version, tuple(c.enabled for c in self.constraints))
+        if self._problem is None or key != self._key:
+            self._problem = Problem(self.figure, self.constraints, start)
+            self._key = key
+        problem = self._problem
+        problem.rebase(start)
+        length = characteristic_length(self.figure, self.constraints)
+        problem.tolerance = (
+            RELATIVE_TOLERANCE * length if options.tolerance is None else options.tolerance
+        )
+        problem.angle_tolerance = options.angle_tolerance
+        for c in self.constraints:
+            for goal in c.goal.members():
+                goal.length = length
+        return ScaledProblem(problem, length), length
+
+    def solve(
+        self,
+        targets: Mapping[str, object] | None = None,
+        initial: object = None,
+        options: Options | None = None,
+    ) -> BatchResult:
+        """Solve B problems: problem ``b`` has targets ``targets[...][b]`` and start
+        ``initial[b]``.
+
+        Args:
+            targets: by constraint name, that constraint's goal targets for every problem:
+                a mapping from the goal's attribute (``"point"``, ``"x"``, ``"y"``) to a
+                (B, 3) array (directions are normalised), or a (B, 4, 4) array of poses
+                (the point and the x/y directions the goal aligns, as
+                :meth:`PositionOrientationGoal.set_target` reads a pose). A constraint or
+                attribute not given keeps its goal's current value in every problem.
+            initial: (B, n_coords) starts, one (n_coords,) start for all, or None (the
+                figure's neutral pose); a start outside the limits is moved in first.
+            options: this call's options (None: the solver's).
+
+        Raises:
+            InvalidInputError: targets or starts of the wrong shape, not finite, naming an
+                unknown constraint or attribute, disagreeing on B, or B = 0; an unsupported
+                goal, or linear rows coupling several variables (named).
+        """
+        clock = time.perf_counter()
+        options = self.options if options is None else _checked(options)
+        figure = self.figure
+        if not figure.segments:
+            raise InvalidInputError("the figure has no segments; add segments and joints first")
+        starts = starts_of(figure, initial)
+        # Every row bounds one coordinate (else refused, named): a start is moved into the
+        # limits by a clip, the exact projection of the single solve onto boxes.
+        lower, upper = box_bounds(coordinate_system(figure))
+        model_start = np.clip(figure.neutral() if starts is None else starts[0], lower, upper)
+        scaled, length = self._assemble(model_start, options)
+        model = BatchModel(scaled)
+        given = targets_of(model, targets)
+        count = batch_size(given, starts)
+        table = model.default_targets(count)
+        for slot, values in given.items():
+            table[:, slot] = values
+        if starts is None:
+            starts = figure.neutral()[None, :]
+        starts = np.clip(
+            np.broadcast_to(starts, (count, len(lower))), lower, upper
+        )  # the limits are boxes (BatchModel checks)
+        problem = scaled.problem
+        coupling = figure.coupling
+        q_fixed = starts[:, problem.fixed] @ coupling[:, problem.fixed].T
+        unit = scaled.unit
+        z0 = np.clip(starts[:, problem.variables] / problem.scale / unit, model.lower, model.upper)
+        method = BatchDampedLeastSquares(
+            options.max_iterations, options.dls_damping, options.step_limit
+        )
+        limit = options.time_limit
+        deadline = None if limit is None else clock + limit * count
+        run = method.run(model, z0, q_fixed, table, deadline)
+        best, restarts = self._search(
+            method, model, scaled, z0, q_fixed, table, run, options, deadline
+        )
+        coords = np.array(starts, dtype=float)
+        coords[:, problem.variables] = problem.scale * (unit * best.z)
+        # Back from scaled variables a value on a bound may be off by a rounding: clip it.
+        coords = np.clip(coords, lower, upper)
+        return _result(model, figure, best, restarts, coords, length, time.perf_counter() - clock)
+
+    def _search(
+        self,
+        method: BatchDampedLeastSquares,
+        model: BatchModel,
+        scaled: ScaledProblem,
+        z0: np.ndarray,
+        q_fixed: np.ndarray,
+        targets: np.ndarray,
+        first: BatchRun,
+        options: Options,
+        deadline: float | None,
+    ) -> tuple[BatchRun, np.ndarray]:
+        """Restart the problems whose run missed, as :meth:`Solver._search` does; returns
+        the best runs (nit and nfev summed over the runs a single solve makes) and the
+        restarts.
+
+        Every round runs the next :data:`FIRST_WIDTH` (or more) starts of each problem still
+        searching side by side (doubling each round, up to :data:`MAX_WIDTH`), then takes
+        their outcomes in the single solve's order and stops where it would stop: the same
+        answer as one start after another in far fewer sequential iterations (a restart that
+        runs to the iteration limit costs the batch its iterations once per round, not
+        once per restart); the runs past the stop are spent for nothing.
+        """
+        count = len(z0)
+        best = first
+        tries = np.zeros(count, dtype=int)
+
+        def out_of_time() -> bool:
+            return deadline is not None and time.perf_counter() >= deadline
+
+        if not options.restarts:
+            return best, tries
+        pending: list[int] = []
+        nudged: set[int] = set()
+        for b in np.flatnonzero(~first.evaluation.reached):
+            status = int(first.status[b])
+            converged = status in (Status.GOAL_REACHED, Status.KUHN_TUCKER)
+            if converged and only_point(scaled.system, first.z[b]):
+                continue
+            if status == Status.TIME_LIMIT:
+                continue
+            pending.append(int(b))
+            if converged:
+                nudged.add(int(b))
+        settles = _out_of_reach(model, targets)
+        samplers = {b: StartSampler(scaled, z0[b], options.seed) for b in pending}
+        agreements = {b: Agreement() for b in pending}
+        # Few problems left in a large batch: run more of their restarts at once (the
+        # runs cost little beside a round's fixed cost, which the last problems pay alone).
+        first_width = min(MAX_WIDTH, max(FIRST_WIDTH, count // (4 * max(len(pending), 1))))
+        width = dict.fromkeys(pending, first_width)
+        while pending and not out_of_time():
+            # Each problem's next starts, in the order a single solve would try them (the
+            # sampler's sequence does not depend on the runs' outcomes, the nudge aside,
+            # which is first); run side by side, then taken in that order below.
+            owners: list[int] = []
+            starts: list[np.ndarray] = []
+            for b in pending:
+                sampler = samplers[b]
+                for _ in range(min(width[b], options.restarts - int(tries[b]))):
+                    nudge = b in nudged
+                    nudged.discard(b)
+                    starts.append(sampler.nudge(best.z[b]) if nudge else sampler.next())
+                    owners.append(b)
+                width[b] = min(2 * width[b], MAX_WIDTH)
+            index = np.array(owners)
+            run = method.run(model, np.array(starts), q_fixed[index], targets[index], deadline)
+            going = dict.fromkeys(pending, True)
+            for i, b in enumerate(owners):
+                if not going[b]:
+                    continue  # the single solve would have stopped before this start
+                tries[b] += 1
+                outcome, held = _outcome(run, i), _outcome(best, b)
+                agreements[b].record(outcome, held)
+                best.nit[b] += outcome.nit
+                best.nfev[b] += outcome.nfev
+                if better(held, outcome, z0[b]) is outcome:
+                    best.z[b] = run.z[i]
+                    best.status[b] = run.status[i]
+                    best.evaluation.put(np.array([b]), run.evaluation.take(np.array([i])))
+                going[b] = bool(
+                    not best.evaluation.reached[b]
+                    and tries[b] < options.restarts
+                    and outcome.status != Status.TIME_LIMIT
+                    and not (settles[b] and agreements[b].settled)
+                )
+            pending = [b for b in pending if going[b]]
+        return best, tries
+
+
+def solve_batch(
+    figure: Figure,
+    constraints: Sequence[Constraint],
+    targets: Mapping[str, object] | None = None,
+    initial: object = None,
+    **options: Any,
+) -> BatchResult:
+    """Solve B problems of one structure at once (:class:`BatchSolver`'s ``solve``).
+
+    Args:
+        figure: the figure.
+        constraints: the constraints (their goals' kinds: :data:`~.model.SUPPORTED_GOALS`).
+        targets: per constraint name, the goal targets of every problem (see
+            :meth:`BatchSolver.solve`).
+        initial: (B, n_coords) starts, one (n_coords,) start, or None.
+        options: the options by name (``method`` is ``"dls"``).
+    """
+    return BatchSolver(figure, constraints, **options).solve(targets, initial)
+
+
+def _checked(options: Options) -> Options:
+    if not isinstance(options, Options):
+        raise InvalidInputError(f"options must be a solver.Options, got {options!r}")
+    if options.method != "dls":
+        raise InvalidInputError(
+            f"method: a batch solves by 'dls' (damped least squares) only, got {options.method!r}"
+        )
+    for name, what in _REFUSED.items():
+        if getattr(options, name) not in (None, False):
+            raise InvalidInputError(f"{name}: a batch does not support {what}; leave it unset")
+    return options
+
+
+def _out_of_reach(model: BatchModel, targets: np.ndarray) -> np.ndarray:
+    """(B,) some weighted constraint's point is provably out of reach in that problem
+    (:func:`solver.reach_bound.out_of_reach`, for the batch's goals)."""
+    count = len(targets)
+    out = np.zeros(count, dtype=bool)
+    figure = model.problem.figure
+    for c in model.problem.constraints:
+        if c.weight <= 0.0:
+            continue
+        slot = next(
+            (
+                k
+                for k, s in enumerate(model.slots)
+                if s.constraint == c.name and s.attribute == "point"
+            ),
+            None,
+        )
+        measured = getattr(c.goal, "position_weight", 1.0) > 0.0
+        if slot is None or not measured:
+            continue
+        origin, farthest = reach(figure, figure.segment_index(c.effector.segment), c.effector.point)
+        gap = np.linalg.norm(targets[:, slot] - origin, axis=1) - farthest
+        out |= gap > model.tolerance
+    return out
+
+
+def _result(
+    model: BatchModel,
+    figure: Figure,
+    best: BatchRun,
+    restarts: np.ndarray,
+    coords: np.ndarray,
+    length: float,
+    seconds: float,
+) -> BatchResult:
+    at: BatchEvaluation = best.evaluation
+    count, n_constraints = len(coords), model.n_constraints
+    distance = np.full((count, n_constraints), np.nan)
+    distance[:, model.distance_owner] = at.distance
+    angle = np.full((count, n_constraints), np.nan)
+    for pair, owner in enumerate(model.angle_owner):
+        angle[:, owner] = np.fmax(angle[:, owner], at.angle[:, pair])
+    satisfied = ~(distance > model.tolerance) & ~(angle > model.angle_tolerance)
+    status = best.status
+    # Rows holding the answer: equalities, and bounds the gradient pushes against (the
+    # sign convention of the single solve's active set).
+    system = model.scaled.system
+    column = (system.A != 0.0).argmax(axis=1)
+    sign = system.A[np.arange(len(column)), column]
+    z, g = best.z, at.g
+    size = 1e-12 * (1.0 + np.linalg.norm(g, axis=1))[:, None]
+    slack = system.b - z[:, column] * sign
+    on = slack <= FEASIBILITY_TOLERANCE  # on_bound's test
+    pushed = -g[:, column] * sign > size
+    active = system.equality | (on & pushed)
+    return BatchResult(
+        x=coords,
+        joint_values=coords @ figure.coupling.T,
+        joint_names=figure.joint_names,
+        status=status.copy(),
+        success=np.asarray(satisfied.all(axis=1)),
+        converged=np.isin(status, (Status.GOAL_REACHED, Status.KUHN_TUCKER)),
+        fun=at.f * length * length,
+        nit=best.nit.copy(),
+        nfev=best.nfev.copy(),
+        restarts=restarts,
+        distance=distance,
+        angle=angle,
+        satisfied=satisfied,
+        names=tuple(c.name for c in model.problem.constraints),
+        active=active,
+        labels=tuple(system.labels),
+        time=seconds,
+    )
+
+
+__all__ = ["BatchSolver", "solve_batch"]
