@@ -9,7 +9,15 @@ same as a Solve's). Only the constraints that interact with the moved one
 (``solver.independent_groups``: their chains share or move each other's joints) are solved at
 each sample; the others are met or missed whatever the moved one does, so they are solved
 once, from the current pose, and every sample starts from where that leaves them; when one
-of them cannot hold, no sample is reached (:attr:`Envelope.missed` names them). With
+of them cannot hold, no sample is reached (:attr:`Envelope.missed` names them). A sample
+farther from the chain's top head than the chain can stretch is unreached without a solve
+(when no solved joint moves that head or slides). The others are solved
+:data:`BATCH_SAMPLES` at a time by ``solver.BatchSolver`` (damped least squares over a batch
+axis, the armature's tolerances, each from the current pose nudged once, no restarts) when
+the batch covers the group (point and orientation goals in the world, joint limits that are
+boxes), otherwise one by one by the armature's method (a polygon of IK limits, an aim or a
+carried goal); then every sample the batch left unreached is solved again one by one, as a
+Solve would: a batch's "reached" is a met goal, and every "unreached" is a Solve's. With
 ``orientation`` the end-effector must also hold the target's current orientation at every
 point (for a *Position* constraint the bone's own axes are held to the target's: the bone's X
 on the target's X, Y on Y).
@@ -35,6 +43,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from ... import solver
+from ...solver.structure import PRISMATIC
 from ..blender.model_space import model_space
 from ..errors import RigError
 from ..rig.build import bone_world_matrix
@@ -56,8 +65,12 @@ EFFORTS = {
         "How close the pose comes to a joint limit (0 mid-range, 1 at it)",
     ),
 }
-#: Samples solved per step of the job (a step is what runs between two looks at ESC).
+#: Samples solved one by one per step of the job (a step runs between two looks at ESC).
 SAMPLES_PER_STEP = 50
+#: Samples solved as one batch per step (``solver.BatchSolver``).
+BATCH_SAMPLES = 500
+#: Length of the nudge off the current pose that every batched sample starts from (radians).
+NUDGE = 1e-3
 #: The sampled ball's radius over the chain's span: the boundary lies inside the grid.
 MARGIN = 1.05
 #: Goal kinds whose point an envelope moves.
@@ -187,11 +200,25 @@ class EnvelopeJob:
             held = solver.Solver(rig.figure, others, options).solve(self._start)
             self._held = held.x
             self.missed = held.unmet
-        self._solver = solver.Solver(rig.figure, [constraints[k] for k in mine], options)
+        group = [constraints[k] for k in mine]
+        self._solver = solver.Solver(rig.figure, group, options)
+        # The samples go in batches (damped least squares, the same tolerances and restarts)
+        # while the batch covers the group; one by one by the armature's method otherwise.
+        self._batch: solver.BatchSolver | None = solver.BatchSolver(
+            rig.figure, group, options.replace(method="dls", restarts=0)
+        )
+        self._name = moved.name
         # The coordinates the samples' solves move: the only ones whose limits effort reads.
-        moved = self._solver.problem.variables
+        variables = self._solver.problem.variables
         lower, upper = rig.figure.coordinate_bounds()
-        self._lower, self._upper, self._moved = lower[moved], upper[moved], moved
+        self._lower, self._upper = lower[variables], upper[variables]
+        self._moved = variables
+        # The batch starts every sample a little off the current pose (:func:`_nudge`): a
+        # straight chain at rest is a saddle for every sample, which a single solve leaves
+        # by its first restart (a nudge). One nudge up front and no restarts: an unreached
+        # sample runs once, not twice.
+        self._nudged = self._held.copy()
+        self._nudged[variables] += _nudge(self._held[variables], self._lower, self._upper)
         self._space = model_space(np.array(obj.matrix_world, dtype=float))
         chain = _chain(obj, spec.bone, spec.root, set(rig.solved))
         if not chain:
@@ -203,38 +230,73 @@ class EnvelopeJob:
         self.points, self.spacing = sphere_grid(centre, MARGIN * reach, per_axis)
         self.reached = np.zeros(len(self.points), dtype=bool)
         self.effort = np.full(len(self.points), np.nan)
-        self.index = 0
+        # Samples no pose can reach: beyond the chain's span from its top bone's head, when
+        # that head stays put and no joint slides (else none is known to be out of reach).
+        fixed = _head_fixed(self._solver, rig.figure, chain[-1])
+        gap = np.linalg.norm(self.points - centre, axis=1) - reach
+        self._beyond = fixed & (gap > (self._solver.options.tolerance or 0.0))
+        self._queue = np.flatnonzero(~self._beyond)  # samples to solve, in order
+        self._batched = self._batch is not None and not self.missed  # the queue's way
+        self.index = int(self._beyond.sum())  # known unreached: nothing to solve
 
     @property
     def total(self) -> int:
-        """Number of samples."""
-        return len(self.points)
+        """Solves so far and still queued."""
+        return self.index + len(self._queue)
 
     @property
     def done(self) -> bool:
-        """Whether every sample has been solved."""
-        return self.index >= self.total
+        """Whether every sample has its verdict."""
+        return not len(self._queue)
 
     def step(self) -> None:
-        """Solve the next :data:`SAMPLES_PER_STEP` samples."""
-        end = min(self.index + SAMPLES_PER_STEP, self.total)
-        for k in range(self.index, end):
-            if self.missed:  # nothing is reached while another constraint cannot hold
-                continue
-            self._goal.point = self._space.point(self.points[k])
+        """Solve the next queued samples: :data:`BATCH_SAMPLES` as one batch, or
+        :data:`SAMPLES_PER_STEP` one by one (the second pass, or a group the batch does not
+        cover). When the batched pass ends, its unreached samples next to a reached one are
+        queued again, to be solved one by one as a Solve would (see the module doc)."""
+        size = BATCH_SAMPLES if self._batched else SAMPLES_PER_STEP
+        chosen, self._queue = self._queue[:size], self._queue[size:]
+        if not self.missed:  # nothing is reached while another constraint cannot hold
+            world = self.points[chosen]
+            model = (world - self._space.origin) @ self._space.linear.T
+            reached, q = self._solve(model) if self._batched else self._solve_each(model)
+            self.reached[chosen] = reached
+            self.effort[chosen[reached]] = self._efforts(q[reached])
+        self.index += len(chosen)
+        if self._batched and not len(self._queue):
+            self._batched = False
+            self._queue = np.flatnonzero(~self.reached & ~self._beyond)
+
+    def _solve(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each goal point (n, 3) (the model's world) is reached, and the solved
+        coordinates (n, n_coords): one batch, or one by one when the batch refuses the
+        group (from then on)."""
+        assert self._batch is not None
+        try:
+            out = self._batch.solve({self._name: {"point": points}}, self._nudged)
+        except solver.InvalidInputError:  # a goal or row the batch does not cover
+            self._batch, self._batched = None, False
+            return self._solve_each(points)
+        return out.success, out.x
+
+    def _solve_each(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_solve` one point at a time, as a Solve would (the armature's method)."""
+        reached = np.zeros(len(points), dtype=bool)
+        q = np.empty((len(points), len(self._held)))
+        for k, point in enumerate(points):
+            self._goal.point = point
             result = self._solver.solve(self._held)
-            if result.success:
-                self.reached[k] = True
-                self.effort[k] = self._effort(result.x)
-        self.index = end
+            reached[k], q[k] = result.success, result.x
+        return reached, q
 
     def cancel(self) -> None:
         """Stop; nothing was written, so nothing to put back."""
-        self.index = self.total
+        self._queue = self._queue[:0]
 
     def progress_text(self) -> str:
         """What the job does next, for the status bar."""
-        return f"Reach envelope of '{self.constraint}': sample {self.index + 1} of {self.total}"
+        what = "sample" if self._batched or self._batch is None else "edge sample"
+        return f"Reach envelope of '{self.constraint}': {what} {self.index + 1} of {self.total}"
 
     def result(self) -> Envelope:
         """The samples, their verdicts and efforts."""
@@ -243,16 +305,41 @@ class EnvelopeJob:
             self.effort_kind, self.missed,
         )  # fmt: skip
 
-    def _effort(self, q: np.ndarray) -> float:
-        """The effort (see the module doc) of solved coordinates ``q`` (n_coords,)."""
+    def _efforts(self, q: np.ndarray) -> np.ndarray:
+        """The efforts (n,) (see the module doc) of solved coordinates ``q`` (n, n_coords)."""
         if self.effort_kind == "MOTION":
-            return float(np.linalg.norm(q - self._start))
+            return np.linalg.norm(q - self._start, axis=1)
         limited = np.isfinite(self._lower) & np.isfinite(self._upper) & (self._upper > self._lower)
         if not limited.any():
-            return 0.0
-        lo, hi, x = self._lower[limited], self._upper[limited], q[self._moved][limited]
+            return np.zeros(len(q))
+        lo, hi = self._lower[limited], self._upper[limited]
+        x = q[:, self._moved][:, limited]
         half = 0.5 * (hi - lo)
-        return float(np.clip(1.0 - np.minimum(x - lo, hi - x) / half, 0.0, 1.0).max())
+        return np.clip(1.0 - np.minimum(x - lo, hi - x) / half, 0.0, 1.0).max(axis=1)
+
+
+def _head_fixed(ik: solver.Solver, figure: solver.Figure, top: str) -> bool:
+    """Whether no joint ``ik`` moves turns anything above bone ``top``'s head or slides."""
+    active = ik.problem.active_joints
+    if any(figure.joints[j].kind == PRISMATIC for j in active):
+        return False
+    parent = figure.segments[figure.segment_index(top)].parent
+    return parent < 0 or not figure.kinematics.ancestors[parent][active].any()
+
+
+def _nudge(q: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """A fixed small step (n,) off coordinates ``q`` (n,) within ``lower``/``upper``: length
+    :data:`NUDGE`, along a fixed pseudo-random direction whose components point into each
+    limited coordinate's range (towards its middle), so no component is cut by a limit the
+    coordinate rests on."""
+    direction = np.abs(np.random.default_rng(0).standard_normal(len(q)))
+    flip = np.random.default_rng(1).random(len(q)) < 0.5
+    middle = np.where(np.isfinite(lower) & np.isfinite(upper), 0.5 * (lower + upper), np.nan)
+    middle = np.where(np.isfinite(middle), middle, np.where(np.isfinite(lower), np.inf, -np.inf))
+    toward = np.where(np.isfinite(lower) | np.isfinite(upper), np.sign(middle - q), 0.0)
+    sign = np.where(toward != 0.0, toward, np.where(flip, -1.0, 1.0))
+    step = sign * direction
+    return NUDGE * step / np.linalg.norm(step)
 
 
 def _chain(obj: bpy.types.Object, bone: str, root: str | None, solved: set[str]) -> list[str]:

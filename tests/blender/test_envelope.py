@@ -206,3 +206,18 @@ def test_limit_closeness_reads_only_the_mapped_chain(clean_scene: bpy.types.Scen
     effort = np.empty(len(cloud.data.vertices))
     cloud.data.attributes["reach_effort"].data.foreach_get("value", effort)
     assert len(effort) and effort.min() < 0.9  # not every sample on the other chain's limit
+
+
+def test_the_planar_arm_is_solved_in_batches(clean_scene: bpy.types.Scene) -> None:
+    obj = _planar_arm()
+    reach_map = importlib.import_module("bl_ext.user_default.reach_ik.bridge.envelope.reach_map")
+    job = reach_map.EnvelopeJob(obj, obj.reach_ik, bpy.context.scene, bpy.context.view_layer,
+                                obj.reach_ik.constraints[0].name, RESOLUTION)  # fmt: skip
+    beyond = job.index  # samples out of the chain's span: unreached without a solve
+    assert 0 < beyond < job.total
+    job.step()
+    assert job._batch is not None  # the batch took the first samples: boxes and a point goal
+    assert job.index == beyond + min(reach_map.BATCH_SAMPLES, job.total - beyond)
+    while not job.done:
+        job.step()
+    assert not job.reached[job._beyond].any()
