@@ -139,12 +139,16 @@ def joined_armatures(context: bpy.types.Context, all_selected: bool) -> list[bpy
 
 class JoinsArmatures:
     """Mixin of the Solve and Bake operators (listed before :class:`.modal_job.ModalJob`): the
-    armatures the run joins, and no modal run for several (the join runs in one go).
+    armatures the run joins, and whether a run over several is modal (:attr:`joins_modally`:
+    the bake's is; a joined Solve runs in one go).
 
     The operator declares ``all_selected`` (a BoolProperty: join every selected armature).
     """
 
     all_selected: bool
+    #: Whether a run over several armatures is modal too (the operator's ``_start_job`` then
+    #: makes their job); False: ``invoke`` runs ``execute`` in one go for several.
+    joins_modally = False
 
     def _group(self, context: bpy.types.Context) -> list[bpy.types.Object]:
         """The armatures this run joins (:func:`joined_armatures`)."""
@@ -153,7 +157,8 @@ class JoinsArmatures:
     def invoke(
         self, context: bpy.types.Context, event: bpy.types.Event
     ) -> set[OperatorReturnItems]:
-        """Several armatures: ``execute`` in one go; one armature: the modal run."""
-        if len(self._group(context)) > 1:
+        """One armature, or several joining modally: the modal run; else ``execute`` in one
+        go."""
+        if not self.joins_modally and len(self._group(context)) > 1:
             return self.execute(context)  # type: ignore[attr-defined]  (the operator's)
         return ModalJob.invoke(self, context, event)  # type: ignore[arg-type]  (its mixin)
