@@ -7,12 +7,14 @@ was refused."""
 from __future__ import annotations
 
 import math
+from types import ModuleType
 
 import bpy
 import numpy as np
 import pytest
 
 from tests.blender.conftest import run_op, world_bone_matrix, world_bone_tail
+from tests.blender.panel_draw import draw_panels
 from tests.blender.reach_scenes import (
     activate,
     add_constraint,
@@ -110,11 +112,17 @@ def test_a_bake_keys_both_armatures_with_the_weld_held(clean_scene: bpy.types.Sc
 
 
 def test_a_target_chain_on_the_other_armature_is_refused_naming_what_to_do(
-    clean_scene: bpy.types.Scene,
+    clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
     a, b = _arms("POINT")
     item = a.reach_ik.constraints[0]
+
+    def drawn() -> list[str]:
+        return [name for kind, name in draw_panels(extension) if kind in ("prop", "prop_search")]
+
+    assert "target_chain_mode" not in drawn()  # None: nothing to set on another armature
     item.target_chain_mode = "ALL"
+    assert "target_chain_mode" in drawn()  # set: shown, so it can be set back
     before = {obj.name: pose_of(obj) for obj in (a, b)}
     with pytest.raises(RuntimeError, match=(
         "Constraint 'b1 Position': a Target Chain moves bones of armature 'A' only, and 'b1' "
@@ -125,3 +133,27 @@ def test_a_target_chain_on_the_other_armature_is_refused_naming_what_to_do(
     for obj in (a, b):
         after = pose_of(obj)
         assert all(np.array_equal(before[obj.name][n], after[n]) for n in after), obj.name
+    item.target_chain_mode = "NONE"
+    run_op(bpy.ops.reach.solve)
+    assert last_report(a).satisfied and last_report(b).satisfied
+
+
+def test_with_no_reach_constraint_on_the_other_armature_its_bone_is_a_fixed_target(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    """B has no Reach constraint, so nothing joins it: A alone holds the weld on B's bone
+    where Blender poses it (as a Position goal on another armature's bone does)."""
+    a, b = _arms("WELD")
+    b.reach_ik.constraints.clear()
+    b.location = (0.6, 0.0, -0.2)  # the weld closes with A's b0 to (0.6, 0, 0.8), b1 upright
+    activate(a)
+    rest_b = pose_of(b)
+    bpy.context.view_layer.update()
+    rest_relative = world_bone_matrix(b, "b1")[:3, :3].T @ world_bone_matrix(a, "b1")[:3, :3]
+    run_op(bpy.ops.reach.solve)
+    bpy.context.view_layer.update()
+    ma, mb = world_bone_matrix(a, "b1"), world_bone_matrix(b, "b1")
+    assert np.linalg.norm(world_bone_tail(a, "b1") - world_bone_tail(b, "b1")) <= tolerance_of(a)
+    assert _turned(mb[:3, :3].T @ ma[:3, :3], rest_relative) < a.reach_ik.angle_tolerance
+    assert all(np.array_equal(rest_b[n], v) for n, v in pose_of(b).items())
+    assert "one system" not in " ".join(last_report(a).notes)
