@@ -70,7 +70,6 @@ class REACH_OT_bake(common.JoinsArmatures, ModalJob[AnyBakeJob], bpy.types.Opera
 
     #: Seconds of solving per timer event in the modal bake (at least one frame each).
     time_slice = 0.05
-    joins_modally = True  # a bake of several armatures runs modally too
 
     use_scene_range: BoolProperty(name="Scene Range", default=True)
     frame_start: IntProperty(name="Start", default=1)

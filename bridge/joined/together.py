@@ -4,7 +4,7 @@
 The operators ask :func:`group_of` which armatures a Solve or bake of the active one joins; for
 more than one they call :func:`solve_together` instead of one session's Solve, and
 :func:`start_bake_together` (modal) or :func:`bake_together` (in one go) instead of one
-armature's bake.
+armature's bake; a modal Solve starts with :func:`start_solve_together`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ..session import last_report
 from ..session.kept import session_for
 from .bake import JoinedBakeJob, JoinedBakeReport, bake_joined
 from .group import armature_group
-from .solve import JoinedReport, solve_joined
+from .solve import JoinedReport, JoinedSolve, solve_joined
 
 if TYPE_CHECKING:
     import bpy
@@ -28,11 +28,13 @@ __all__ = [
     "JoinedBakeJob",
     "JoinedBakeReport",
     "JoinedReport",
+    "JoinedSolve",
     "bake_together",
     "group_of",
     "keep_reports",
     "solve_together",
     "start_bake_together",
+    "start_solve_together",
 ]
 
 
@@ -73,9 +75,29 @@ def solve_together(
     _check_free(objects)
     members = [session_for(o, settings_of(o), scene, view_layer) for o in objects]
     report = solve_joined(members, insert_keys, frame)
-    for obj, (_name, part) in zip(objects, report.reports, strict=True):
-        last_report.store(obj, part)
+    keep_reports(objects, report)
     return report
+
+
+def start_solve_together(
+    objects: Sequence[bpy.types.Object],
+    scene: bpy.types.Scene,
+    view_layer: bpy.types.ViewLayer,
+    insert_keys: bool = False,
+    frame: float | None = None,
+) -> JoinedSolve:
+    """A Solve of ``objects``' armatures in one system, ready for its first step at a later
+    event (:class:`.solve.JoinedSolve`; every armature's pose recorded for ESC). The
+    operator keeps each armature's part of its report (:func:`keep_reports`).
+
+    Raises:
+        RigError: an armature cannot be read, or a modal job holds one (named).
+    """
+    _check_free(objects)
+    members = [session_for(o, settings_of(o), scene, view_layer) for o in objects]
+    for member in members:
+        member.mark_stale()  # the first step runs at a later event: the scene is read then
+    return JoinedSolve(members, insert_keys, frame)
 
 
 def start_bake_together(
@@ -100,8 +122,11 @@ def start_bake_together(
                          time_limit=time_limit, unsupported=unsupported)  # fmt: skip
 
 
-def keep_reports(objects: Sequence[bpy.types.Object], report: JoinedBakeReport) -> None:
-    """Keep each armature's part of a joined bake's ``report`` as its last report."""
+def keep_reports(
+    objects: Sequence[bpy.types.Object], report: JoinedReport | JoinedBakeReport
+) -> None:
+    """Keep each armature's part of a joined Solve's or bake's ``report`` as its last
+    report."""
     for obj, (_name, part) in zip(objects, report.reports, strict=True):
         last_report.store(obj, part)
 

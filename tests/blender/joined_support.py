@@ -1,5 +1,5 @@
 """Support for the tests of several armatures solved as one system (not a test file): the
-two-arm scene.
+two-arm scene, and a bone rotation the model does not reproduce.
 
 Import with ``from tests.blender.joined_support import two_arms``.
 """
@@ -26,3 +26,14 @@ def two_arms() -> tuple[bpy.types.Object, bpy.types.Object]:
     activate(a)
     bpy.ops.object.mode_set(mode="POSE")
     return a, b
+
+
+def copy_rotation_on_a(a: bpy.types.Object) -> None:
+    """A Copy Rotation at influence 0.2 on A's tip bone (towards an empty "source"), which the
+    model does not reproduce: a joined Solve's first pose misses on Blender's pose (0.47 units)
+    and correction passes run. A is left active, in Object mode."""
+    bpy.ops.object.mode_set(mode="OBJECT")
+    con = a.pose.bones["b1"].constraints.new("COPY_ROTATION")
+    con.target = add_empty("source", (0.4, -0.3, 1.2), (0.3, -0.5, 0.8))
+    con.influence = 0.2
+    activate(a)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tests.blender.conftest import run_op, world_bone_head, world_bone_tail
-from tests.blender.joined_support import two_arms
+from tests.blender.joined_support import copy_rotation_on_a, two_arms
 from tests.blender.panel_draw import draw_panels
 from tests.blender.reach_scenes import (
     activate,
@@ -310,11 +310,7 @@ def test_correction_passes_narrow_the_hold_when_blender_moves_a_bone_the_model_d
     one armature runs them, the goal B carries following A's corrected goal) bring it under
     0.01 (0.0047 measured), and the report names the Copy Rotation."""
     a, b = two_arms()
-    bpy.ops.object.mode_set(mode="OBJECT")
-    con = a.pose.bones["b1"].constraints.new("COPY_ROTATION")
-    con.target = add_empty("source", (0.4, -0.3, 1.2), (0.3, -0.5, 0.8))
-    con.influence = 0.2
-    activate(a)
+    copy_rotation_on_a(a)
     run_op(bpy.ops.reach.solve)
     assert _closure(a, b) < 0.01
     report = last_report(a)
