@@ -103,3 +103,22 @@ def test_esc_puts_every_armatures_pose_back_with_no_key(
     bpy.context.view_layer.update()
     assert np.linalg.norm(world_bone_tail(a, "b1") - world_bone_tail(b, "b1")) < 0.01
     assert last_report(a).passes > 0
+
+
+def test_a_member_the_join_refuses_cancels_the_modal_solve_naming_it(
+    clean_scene: bpy.types.Scene, extension: ModuleType
+) -> None:
+    a, b = two_arms()
+    b.scale = (-1.0, 1.0, 1.0)  # a mirror: B's space cannot hold A's
+    bpy.context.view_layer.update()  # as Blender has before any event reaches the operator
+    before = {obj.name: pose_of(obj) for obj in (a, b)}
+    op, context = _operator(extension, a)
+    assert op.invoke(context, None) == {"RUNNING_MODAL"}
+    assert op.modal(context, TIMER) == {"CANCELLED"}
+    kind, text = op.reports[-1]
+    assert kind == {"ERROR"} and "Armature 'B' has a negative (mirroring) scale" in text
+    assert context.window_manager.timers == 0 and context.workspace.status[-1] is None
+    for obj in (a, b):
+        after = pose_of(obj)
+        assert all(np.array_equal(before[obj.name][n], after[n]) for n in after), obj.name
+        assert keys_of(obj) == {}, obj.name
