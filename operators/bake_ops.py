@@ -5,8 +5,9 @@ frame from the previous frame's solution, so a bake writes the same keys however
 run (current pose, earlier keys and save / reload make no difference); a bake of part of a
 keyed range starts from the pose the keys give, so it joins them (:mod:`..bridge.bake_join`).
 Any error, or ESC in the modal bake (:class:`.modal_job.ModalJob`), restores keys, action,
-muted IK constraints, frame and pose: nothing is written. Details in :mod:`..bridge.bake` and
-docs/baking.md.
+muted IK constraints, frame and pose: nothing is written. A bake of several armatures as one
+system (:mod:`..bridge.joined.bake`) runs modally the same way, ESC putting every armature back.
+Details in :mod:`..bridge.bake` and docs/baking.md.
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 from ..bridge.bake import baking
 from ..bridge.bake.baking import BakeError, BakeJob, BakeReport, describe
 from ..bridge.blender import compat
-from ..bridge.joined.together import bake_together
+from ..bridge.joined.together import (
+    JoinedBakeJob,
+    bake_together,
+    keep_reports,
+    start_bake_together,
+)
 from ..bridge.session import last_report
 from ..bridge.write import keys
 from ..props.methods import method_items
@@ -51,7 +57,11 @@ if TYPE_CHECKING:
     from bpy._typing.rna_enums import OperatorReturnItems
 
 
-class REACH_OT_bake(common.JoinsArmatures, ModalJob[BakeJob], bpy.types.Operator):
+#: The job of a modal bake: of one armature, or of several as one system.
+AnyBakeJob = BakeJob | JoinedBakeJob
+
+
+class REACH_OT_bake(common.JoinsArmatures, ModalJob[AnyBakeJob], bpy.types.Operator):
     """Key the solved channels over a frame range (a part of a keyed range joins the keys)"""
 
     bl_idname = "reach.bake"
@@ -155,7 +165,27 @@ class REACH_OT_bake(common.JoinsArmatures, ModalJob[BakeJob], bpy.types.Operator
         """The solver method chosen for this bake, None for the armature's own."""
         return None if self.method == ARMATURE_METHOD else self.method
 
-    def _start_job(self, context: bpy.types.Context) -> BakeJob | None:
+    def _unsupported(self, obj: bpy.types.Object) -> list[str]:
+        """The options given that a bake of several armatures does not offer (named)."""
+        return [name for name, given in (
+            ("Bake To", self.target != "CURRENT"), ("Smooth", self._smooth(obj) is not None),
+            ("Only Selected Constraints", self.only_selected),
+            ("Only Selected Bones", self._only_selected_bones(obj)),
+            ("Method", self._method() is not None),
+        ) if given]  # fmt: skip
+
+    def _start_job(self, context: bpy.types.Context) -> AnyBakeJob | None:
+        group = self._group(context)
+        if len(group) > 1:
+            try:
+                return start_bake_together(
+                    group, self._frames(context.scene), self.mode, context.scene,
+                    context.evaluated_depsgraph_get(), self.time_limit,
+                    self._unsupported(group[0]),
+                )  # fmt: skip
+            except Exception as exc:  # every armature was put back; no traceback for the user
+                self.report({"ERROR"}, describe(exc))
+                return None
         obj = common.active_armature(context)
         bones = None
         if self._only_selected_bones(obj):
@@ -171,11 +201,16 @@ class REACH_OT_bake(common.JoinsArmatures, ModalJob[BakeJob], bpy.types.Operator
             self.report({"ERROR"}, describe(exc))
             return None
 
-    def _fail(self, job: BakeJob, exc: Exception) -> set[OperatorReturnItems]:
+    def _fail(self, job: AnyBakeJob, exc: Exception) -> set[OperatorReturnItems]:
         job.cancel()  # a no-op when the job already restored the scene itself
         return self._report_failure(job, exc)
 
-    def _done(self, job: BakeJob) -> set[OperatorReturnItems]:
+    def _done(self, job: AnyBakeJob) -> set[OperatorReturnItems]:
+        if isinstance(job, JoinedBakeJob):
+            joined = job.finish()
+            keep_reports(job.objects, joined)
+            common.report(self, {"INFO"} if joined.satisfied else {"WARNING"}, joined.text())
+            return {"FINISHED"}
         report = job.finish()
         self._store(job.obj, report)
         common.report(self, {"INFO"} if report.satisfied else {"WARNING"}, report.text())
@@ -185,20 +220,14 @@ class REACH_OT_bake(common.JoinsArmatures, ModalJob[BakeJob], bpy.types.Operator
         last_report.store(obj, report)  # runtime only: never into the (overridable) ID data
 
     def execute(self, context: bpy.types.Context) -> set[OperatorReturnItems]:
-        group = common.joined_armatures(context, self.all_selected)
-        if len(group) > 1:
-            obj = group[0]
-            unsupported = [name for name, given in (
-                ("Bake To", self.target != "CURRENT"), ("Smooth", self._smooth(obj) is not None),
-                ("Only Selected Constraints", self.only_selected),
-                ("Only Selected Bones", self._only_selected_bones(obj)),
-                ("Method", self._method() is not None),
-            ) if given]  # fmt: skip
+        group = self._group(context)
+        if len(group) > 1:  # in one go (no window, or called from Python)
             return common.run(
                 self,
                 lambda: bake_together(
                     group, self._frames(context.scene), self.mode, context.scene,
-                    context.evaluated_depsgraph_get(), self.time_limit, unsupported,
+                    context.evaluated_depsgraph_get(), self.time_limit,
+                    self._unsupported(group[0]),
                 ),
             )  # fmt: skip
         job = self._start_job(context)
@@ -211,23 +240,28 @@ class REACH_OT_bake(common.JoinsArmatures, ModalJob[BakeJob], bpy.types.Operator
             return self._fail(job, exc)
 
     # ------------------------------------------------------------------ the modal bake
-    def _progress(self, job: BakeJob) -> tuple[int, int]:
+    def _progress(self, job: AnyBakeJob) -> tuple[int, int]:
         return job.index, job.total
 
-    def _status_text(self, job: BakeJob) -> str:
+    def _status_text(self, job: AnyBakeJob) -> str:
         return f"{job.progress_text()}; ESC cancels"
 
-    def _cancelled_text(self, job: BakeJob) -> str:
+    def _cancelled_text(self, job: AnyBakeJob) -> str:
+        if isinstance(job, JoinedBakeJob):
+            return (
+                f"Reach bake of {job.names} cancelled at frame {job.frame}: nothing written, "
+                "every armature as it was"
+            )
         return f"Reach bake cancelled at frame {job.frame}: nothing written"
 
-    def _report_failure(self, job: BakeJob, exc: Exception) -> set[OperatorReturnItems]:
+    def _report_failure(self, job: AnyBakeJob, exc: Exception) -> set[OperatorReturnItems]:
         text = str(exc) if isinstance(exc, BakeError) else (
             f"Reach bake stopped at frame {job.frame}, nothing written: {describe(exc)}"
         )  # fmt: skip
         self.report({"ERROR"}, text)
         return {"CANCELLED"}
 
-    def _finish_job(self, job: BakeJob) -> set[OperatorReturnItems]:
+    def _finish_job(self, job: AnyBakeJob) -> set[OperatorReturnItems]:
         try:
             return self._done(job)
         except Exception as exc:  # finish() restored the scene; the report says why

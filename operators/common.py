@@ -18,7 +18,6 @@ from ..bridge.joined.together import group_of
 from ..bridge.session import last_report
 from ..props.access import armature_data as armature_data  # re-exported for the operators
 from ..props.access import settings_of as settings_of  # re-exported for the operators
-from .modal_job import ModalJob
 
 if TYPE_CHECKING:
     from bpy._typing.rna_enums import OperatorReturnItems, WmReportItems
@@ -139,7 +138,8 @@ def joined_armatures(context: bpy.types.Context, all_selected: bool) -> list[bpy
 
 class JoinsArmatures:
     """Mixin of the Solve and Bake operators (listed before :class:`.modal_job.ModalJob`): the
-    armatures the run joins, and no modal run for several (the join runs in one go).
+    armatures the run joins. A run over several is modal too (the operator's ``_start_job``
+    makes their job).
 
     The operator declares ``all_selected`` (a BoolProperty: join every selected armature).
     """
@@ -149,11 +149,3 @@ class JoinsArmatures:
     def _group(self, context: bpy.types.Context) -> list[bpy.types.Object]:
         """The armatures this run joins (:func:`joined_armatures`)."""
         return joined_armatures(context, self.all_selected)
-
-    def invoke(
-        self, context: bpy.types.Context, event: bpy.types.Event
-    ) -> set[OperatorReturnItems]:
-        """Several armatures: ``execute`` in one go; one armature: the modal run."""
-        if len(self._group(context)) > 1:
-            return self.execute(context)  # type: ignore[attr-defined]  (the operator's)
-        return ModalJob.invoke(self, context, event)  # type: ignore[arg-type]  (its mixin)

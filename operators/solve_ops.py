@@ -1,8 +1,9 @@
 """Solve at the current frame: write the pose (and optionally keys on the solved channels).
 
 From a button or key the Solve runs modally: one step per timer event (the first solve, then
-each correction pass, :class:`..bridge.frame_solve.FrameSolve`), the status bar says which,
-and ESC between steps puts the pose back as it was (no key is written before the last step)
+each correction pass, :class:`..bridge.frame_solve.FrameSolve`; for several armatures as one
+system :class:`..bridge.joined.solve.JoinedSolve`), the status bar says which, and ESC between
+steps puts the pose (every armature's) back as it was (no key is written before the last step)
 with no undo step (the modal run: :class:`.modal_job.ModalJob`). Called from Python, or
 without a window, it runs in one go.
 """
@@ -15,7 +16,13 @@ import bpy
 from bpy.props import BoolProperty
 
 from .. import solver
-from ..bridge.joined.together import solve_together
+from ..bridge.joined.together import (
+    JoinedReport,
+    JoinedSolve,
+    keep_reports,
+    solve_together,
+    start_solve_together,
+)
 from ..bridge.session.kept import session_for
 from ..bridge.solve.frame_solve import MAX_PASSES, FrameSolve
 from . import common
@@ -26,9 +33,13 @@ if TYPE_CHECKING:
 
 #: The operator's report when ESC stopped a Solve.
 CANCELLED_TEXT = "Solve cancelled: pose restored"
+#: The operator's report when ESC stopped a Solve of several armatures.
+CANCELLED_JOINED_TEXT = "Solve cancelled: every armature's pose restored"
+#: The job of a modal Solve: of one armature, or of several as one system.
+AnySolve = FrameSolve | JoinedSolve
 
 
-class REACH_OT_solve(common.JoinsArmatures, ModalJob[FrameSolve], bpy.types.Operator):
+class REACH_OT_solve(common.JoinsArmatures, ModalJob[AnySolve], bpy.types.Operator):
     """Solve the active armature's enabled Reach constraints at this frame (ESC: pose restored)"""
 
     bl_idname = "reach.solve"
@@ -80,7 +91,17 @@ class REACH_OT_solve(common.JoinsArmatures, ModalJob[FrameSolve], bpy.types.Oper
             wm.progress_end()
 
     # ------------------------------------------------------------------ the modal Solve
-    def _start_job(self, context: bpy.types.Context) -> FrameSolve | None:
+    def _start_job(self, context: bpy.types.Context) -> AnySolve | None:
+        group = self._group(context)
+        if len(group) > 1:
+            try:
+                frame = context.scene.frame_current
+                return start_solve_together(
+                    group, context.scene, context.view_layer, self.insert_keys, frame
+                )
+            except solver.ReachError as exc:
+                self.report({"ERROR"}, f"Reach: {exc}")
+                return None
         obj = common.active_armature(context)
         try:
             session = session_for(obj, common.settings_of(obj), context.scene, context.view_layer)
@@ -90,22 +111,31 @@ class REACH_OT_solve(common.JoinsArmatures, ModalJob[FrameSolve], bpy.types.Oper
         session.mark_stale()  # the first step runs at a later event: the scene is read then
         return session.frame_solve(self.insert_keys, context.scene.frame_current)
 
-    def _progress(self, job: FrameSolve) -> tuple[int, int]:
+    def _progress(self, job: AnySolve) -> tuple[int, int]:
         return job.passes + 1, MAX_PASSES + 1  # the first solve, then the correction passes
 
-    def _status_text(self, job: FrameSolve) -> str:
+    def _status_text(self, job: AnySolve) -> str:
         return f"{job.progress_text()}, ESC cancels"
 
-    def _cancelled_text(self, job: FrameSolve) -> str:
-        return CANCELLED_TEXT
+    def _cancelled_text(self, job: AnySolve) -> str:
+        return CANCELLED_JOINED_TEXT if isinstance(job, JoinedSolve) else CANCELLED_TEXT
 
-    def _report_failure(self, job: FrameSolve, exc: Exception) -> set[OperatorReturnItems]:
+    def _report_failure(self, job: AnySolve, exc: Exception) -> set[OperatorReturnItems]:
         if not isinstance(exc, solver.ReachError):
             raise exc  # a defect, not the user's: the traceback shows (the pose is restored)
         self.report({"ERROR"}, f"Reach: {exc}")
         return {"CANCELLED"}
 
-    def _finish_job(self, job: FrameSolve) -> set[OperatorReturnItems]:
+    def _finish_job(self, job: AnySolve) -> set[OperatorReturnItems]:
+        if isinstance(job, JoinedSolve):
+            objects = [member.obj for member in job.members]
+
+            def finish() -> JoinedReport:
+                report = job.run()  # the report, done
+                keep_reports(objects, report)
+                return report
+
+            return common.run(self, finish)
         return common.run(self, job.run, keep_for=job.session.obj)  # run(): the report, done
 
 

@@ -135,7 +135,9 @@ def _draw_constraint(box: bpy.types.UILayout, obj: bpy.types.Object, item: Reach
         box.prop_search(item, "target_bone", item.target.data, "bones")
         if item.target_bone:
             box.prop(item, "target_head_tail")
-    if item.target == obj and item.target_bone:  # a closed loop: the other side's chain
+    # A closed loop: the other side's chain; on another armature's bone only while it is set
+    # (the solve refuses it there, so the field to set it back stays in reach).
+    if item.target_bone and (item.target == obj or item.target_chain_mode != "NONE"):
         _draw_target_chain(box, obj, item)
     if item.goal_type == "ATTACH":
         _draw_attach(box, obj, item)

@@ -12,7 +12,7 @@ armature is kept. Goals carried by a bone of their own armature are left as they
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 
 from ... import solver
@@ -96,16 +96,18 @@ def mismatched(members: Sequence[ArmatureSolver], first: JoinedPass) -> list[lis
     return out
 
 
-def correct(
+def correct_steps(
     members: Sequence[ArmatureSolver],
     join: JoinedFigure,
     ik: solver.Solver,
     options: solver.Options,
     first: JoinedPass,
     wrong: Sequence[Sequence[int]],
-) -> tuple[JoinedPass, int]:
-    """Correction passes on the ``wrong`` constraints (see the module doc); returns the best
-    measured pass, written in every pose, and the number of passes run."""
+) -> Generator[int, None, tuple[JoinedPass, int]]:
+    """Correction passes on the ``wrong`` constraints (see the module doc), yielding the
+    number of passes run after each one (a modal Solve's step); returns the best measured
+    pass, written in every pose, and the number of passes run. Closed early (a cancelled
+    Solve), it puts the goals back on the true targets."""
     best = last = first
     passes = stalled = 0
     if not any(wrong):
@@ -138,6 +140,7 @@ def correct(
                 best, stalled = last, 0
             else:
                 stalled += 1
+            yield passes
     finally:
         join.unshift()
         for member in members:

@@ -41,6 +41,7 @@ from ...props.access import armature_data, settings_of
 from ...solver.structure import REVOLUTE
 from ..blender.model_space import model_space
 from ..errors import RigError
+from ..loops.attach import ORIENTATION_SUFFIX
 from ..rig.build import Rig, bone_world_matrix
 from ..rig.carried_targets import find_carry
 from ..rig.goals import GoalBinding, carried_copy
@@ -274,15 +275,17 @@ class JoinedFigure:
         """The join's goal of ``binding``: the rig's own, a copy on the prefixed carrier, or a
         goal carried by another armature's bone."""
         own = binding.solver_goal()
+        # a slider's orientation constraint is made from the slider's item
+        item = items.get(binding.name) or items[binding.name.removesuffix(ORIENTATION_SUFFIX)]
         found = None if binding.carrier is not None else _other_bone(rig, binding, by_obj)
         if found is not None:
             other, bone = found
-            goal = carried_copy(binding, items[binding.name], joined_name(other.obj, bone))
+            goal = carried_copy(binding, item, joined_name(other.obj, bone))
             self._updates.append(_CrossGoal(binding, goal, other.obj, bone, rig.obj))
             return goal
         if binding.carrier is None:
             return own  # a target in the world: the rig retargets it
-        goal = carried_copy(binding, items[binding.name], joined_name(rig.obj, binding.carrier))
+        goal = carried_copy(binding, item, joined_name(rig.obj, binding.carrier))
         self._updates.append(_CopiedGoal(own, goal))
         return goal
 

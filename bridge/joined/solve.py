@@ -8,30 +8,36 @@ a goal between two armatures is measured between the two evaluated bones. Where 
 and the model disagree, correction passes run over the whole join (:mod:`.correction`). The
 report is per armature (:class:`JoinedReport`).
 
-Not done here (a Solve of one armature does them): the modal run (the join runs in one go),
-swing-polygon refinement, and following targets Blender does not evaluate (they are refused,
-naming them).
+:class:`JoinedSolve` runs it step by step (the first solve, then each correction pass), so the
+Solve operator runs it modally as it runs a Solve of one armature (ESC: every pose put back);
+:func:`solve_joined` runs it in one go.
+
+Not done here (a Solve of one armature does them): swing-polygon refinement, and following
+targets Blender does not evaluate (they are refused, naming them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ... import solver
+from ..blender import busy_armatures
 from ..measure.diagnose import explain
 from ..measure.frame_report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
 from ..measure.residuals import MeasuredResidual
 from ..rig.build import Rig, solver_options
 from ..rig.targets import check_targets
 from ..solve.armature_solver import ArmatureSolver
+from ..solve.frame_solve import MAX_PASSES
 from ..solve.pole_start import start_at_poles
 from ..solve.unevaluated import check_armature, refuse_unevaluated_targets
 from ..write import keys
-from .correction import correct, evaluate, mismatched
+from ..write.saved_state import SavedPose
+from .correction import correct_steps, evaluate, mismatched
 from .figure import JoinedFigure
 
 if TYPE_CHECKING:
@@ -197,11 +203,152 @@ def clear() -> None:
     _KEPT.clear()
 
 
+class JoinedSolve:
+    """One Solve of several armatures at the current frame as one system, run step by step
+    (a :class:`..solve.frame_solve.FrameSolve` of several armatures): the first step solves
+    the join, writes every armature's pose and measures it; each further step is one
+    correction pass over the whole join (:func:`.correction.correct_steps`); the last one keys
+    (when ``insert_keys``) and makes the :attr:`report`. Keys are written only by that last
+    step. While unfinished, every armature is held (:mod:`..blender.busy_armatures`).
+
+    Args:
+        members: one kept solver per armature (at least two), the active one first.
+        insert_keys: key every armature's solved channels at ``frame``.
+        frame: the frame keys go on (the scene's current frame when None).
+        restorable: record every armature's pose for :meth:`cancel` (a Solve in one go,
+            which never cancels, does not).
+
+    Attributes:
+        report: the finished Solve's report (None until :attr:`done`).
+        passes: correction passes run so far.
+    """
+
+    def __init__(self, members: Sequence[ArmatureSolver], insert_keys: bool = False,
+                 frame: float | None = None, restorable: bool = True) -> None:  # fmt: skip
+        self.members = list(members)
+        self.insert_keys = insert_keys
+        self.frame = frame
+        self.report: JoinedReport | None = None
+        self.passes = 0
+        self.names = ", ".join(f"'{m.obj.name}'" for m in self.members)
+        self._started = False  # the first solve has run
+        self._poses = [SavedPose.capture(m.obj) for m in self.members] if restorable else None
+        self._steps = self._run()
+        self._held = False
+        self._ended = False  # a step failed or cancel() ran: no further step
+
+    @property
+    def done(self) -> bool:
+        """Whether the last step has run (the report is ready)."""
+        return self.report is not None
+
+    def step(self) -> bool:
+        """Run the next step; return :attr:`done`.
+
+        Raises:
+            RigError: an armature or target the join cannot solve (named; the hold is
+                released, the poses are as the failing step left them).
+            InvalidInputError: the Solve failed at an earlier step or was cancelled.
+        """
+        if self.done:
+            return True
+        if self._ended:
+            raise solver.InvalidInputError("this solve failed or was cancelled: start a new one")
+        if not self._held:
+            for member in self.members:
+                busy_armatures.hold(member.obj)
+            self._held = True
+        try:
+            next(self._steps, None)
+        except BaseException:
+            self._ended = True
+            self._release()
+            raise
+        if self.done:
+            self._release()
+        return self.done
+
+    def progress_text(self) -> str:
+        """What the next step does, for the status bar: "Reach: solving 'A', 'B' as one
+        system - first solve", then "... - pass 3/12"."""
+        what = f"pass {self.passes + 1}/{MAX_PASSES}" if self._started else "first solve"
+        return f"Reach: solving {self.names} as one system - {what}"
+
+    def run(self) -> JoinedReport:
+        """Run every remaining step and return the report."""
+        while not self.step():
+            pass
+        assert self.report is not None, "the last step makes the report"
+        return self.report
+
+    def cancel(self) -> None:
+        """Stop, and put every pose channel of every armature back as it was at construction
+        (bit for bit) and let Blender evaluate them.
+
+        Raises:
+            InvalidInputError: the Solve was made with ``restorable=False``.
+        """
+        if self._poses is None:
+            raise solver.InvalidInputError("restorable=False: no pose was recorded to restore")
+        self._steps.close()  # a correction pass's goals back on the true targets
+        self._ended = True
+        for member, pose in zip(self.members, self._poses, strict=True):
+            pose.restore(member.obj)  # the channels that differ; deleted bones skipped
+        self.members[0].view_layer.update()
+        for member in self.members:
+            member.mark_stale()  # the rig holds the solved pose: re-read it before a solve
+        self._release()
+
+    def _release(self) -> None:
+        if self._held:
+            for member in self.members:
+                busy_armatures.release(member.obj)
+            self._held = False
+
+    def _run(self) -> Generator[None, None, None]:
+        """The steps; each ``yield`` ends one solver run and its measurement."""
+        members = self.members
+        prepare_members(members)
+        options = joined_options([(m.rig, m.settings) for m in members])
+        kept = _join_for([m.rig for m in members], options)
+        join = kept.join
+        join.sync()
+        first = evaluate(members, join, kept.solver.solve(join.start(), options=options))
+        self._started = True
+        yield
+        wrong = mismatched(members, first)
+        passes = correct_steps(members, join, kept.solver, options, first, wrong)
+        try:
+            while True:
+                try:
+                    self.passes = next(passes)
+                except StopIteration as end:
+                    best, self.passes = end.value
+                    break
+                yield
+        finally:
+            passes.close()  # cancelled mid-way: its goals back on the true targets
+        frame = self.frame
+        at = float(frame if frame is not None else members[0].scene.frame_current)
+        reports = []
+        for k, member in enumerate(members):
+            n_keys = _key(member.rig, best.channels[k], at) if self.insert_keys else 0
+            others = ", ".join(f"'{m.obj.name}'" for m in members if m is not member)
+            counts = (first.result, self.passes, n_keys, options.method_name)
+            report = member_report(member, best.parts[k], best.measured[k], wrong[k], counts,
+                                   others)  # fmt: skip
+            reports.append((member.obj.name, report))
+        result = first.result
+        self.report = JoinedReport(
+            tuple(reports), len(join.figure.coordinate_names), result.time, join.crossing
+        )
+
+
 def solve_joined(
     members: Sequence[ArmatureSolver], insert_keys: bool = False, frame: float | None = None
 ) -> JoinedReport:
     """Solve ``members``' armatures at the current frame in one system, write each pose (and
-    keys), measure each on Blender's evaluated pose.
+    keys), measure each on Blender's evaluated pose (a :class:`JoinedSolve` run in one go).
 
     Args:
         members: one kept solver per armature (at least two), the active one first.
@@ -211,23 +358,4 @@ def solve_joined(
     Raises:
         RigError: an armature or target the join cannot solve (named).
     """
-    prepare_members(members)
-    options = joined_options([(m.rig, m.settings) for m in members])
-    kept = _join_for([m.rig for m in members], options)
-    join = kept.join
-    join.sync()
-    first = evaluate(members, join, kept.solver.solve(join.start(), options=options))
-    wrong = mismatched(members, first)
-    best, passes = correct(members, join, kept.solver, options, first, wrong)
-    at = float(frame if frame is not None else members[0].scene.frame_current)
-    reports = []
-    for k, member in enumerate(members):
-        n_keys = _key(member.rig, best.channels[k], at) if insert_keys else 0
-        others = ", ".join(f"'{m.obj.name}'" for m in members if m is not member)
-        counts = (first.result, passes, n_keys, options.method_name)
-        report = member_report(member, best.parts[k], best.measured[k], wrong[k], counts, others)
-        reports.append((member.obj.name, report))
-    result = first.result
-    return JoinedReport(
-        tuple(reports), len(join.figure.coordinate_names), result.time, join.crossing
-    )
+    return JoinedSolve(members, insert_keys, frame, restorable=False).run()

@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 
     from ...props.groups import ReachConstraint
 
+#: Added to a slider's name for its second constraint, which keeps the orientation.
+ORIENTATION_SUFFIX = " (orientation)"
+
 #: The goal type (``POSITION``, ``LINE``, ...) each *Hold* is solved and measured as.
 HOLD_KINDS = {
     "POINT": "POSITION",
@@ -98,13 +101,21 @@ def keeps_orientation(item: ReachConstraint) -> bool:
 
 
 def rest_axes(arm: bpy.types.Object, item: ReachConstraint) -> np.ndarray:
-    """The bone's rest axes (3, 3) in the other bone's rest frame (armature space): the
-    orientation a weld, or a slider keeping its orientation, holds."""
-    bones = armature_data(arm).bones
-    own = np.array(bones[item.bone].matrix_local, dtype=float)[:3, :3]
-    other = np.array(bones[item.target_bone].matrix_local, dtype=float)[:3, :3]
-    relative = other.T @ own
-    u, _s, vt = np.linalg.svd(relative)  # orthonormal (rest matrices carry round-off)
+    """The bone's rest axes (3, 3) in the other bone's rest frame: the orientation a weld, or
+    a slider keeping its orientation, holds. Armature space for a bone of ``arm``; for a bone
+    of another armature, the world, with both armature objects placed as they are now."""
+    own = np.array(armature_data(arm).bones[item.bone].matrix_local, dtype=float)[:3, :3]
+    target = item.target
+    if target is None or target == arm:
+        other = np.array(armature_data(arm).bones[item.target_bone].matrix_local, dtype=float)
+        relative = other[:3, :3].T @ own
+    else:  # a bone of another armature: both in the world (object rotations, scale divided out)
+        other = np.array(target.matrix_world, dtype=float) @ np.array(
+            armature_data(target).bones[item.target_bone].matrix_local, dtype=float
+        )
+        own = np.array(arm.matrix_world, dtype=float)[:3, :3] @ own
+        relative = other[:3, :3].T @ own
+    u, _s, vt = np.linalg.svd(relative)  # orthonormal (rest matrices, scale, round-off)
     return u @ vt
 
 
@@ -151,6 +162,8 @@ def check_loop(
     (``moved``, both sides) is at or above both the bone and the other bone, so it moves the
     two points alike (the other bone hangs below the bone's chain, and has no chain of its
     own)."""
+    if item.target != arm:  # a bone of another armature: no bone of ``arm`` carries it
+        return
     bones = armature_data(arm).bones
     common = set(chains.lineage(bones, item.bone)) & set(chains.lineage(bones, item.target_bone))
     if all(name in common for name in moved):
@@ -165,14 +178,27 @@ def check_loop(
 def check_item(
     arm: bpy.types.Object, item: ReachConstraint, error: Callable[[str], Exception]
 ) -> None:
-    """The checks only an *Attach to Bone* needs: a bone of the same armature to attach to."""
+    """The checks only an *Attach to Bone* needs: a bone of an armature to attach to (of
+    ``arm``, or of another armature, which is then solved with ``arm`` as one system when it
+    has Reach constraints of its own: :mod:`..joined`), and no *Target Chain* on another
+    armature (its bones move by that armature's own constraints)."""
     if item.goal_type != "ATTACH":
         return
-    if item.target != arm:
-        target = "no target" if item.target is None else f"target '{item.target.name}'"
+    target = item.target
+    if target is None or target.type != "ARMATURE":
+        named = "no target" if target is None else f"target '{target.name}'"
         raise error(
             f"Constraint '{item.name}': Attach to Bone holds bone '{item.bone}' on another bone "
-            f"of armature '{arm.name}', but it has {target}: set its Target to '{arm.name}'"
+            f"of armature '{arm.name}', but it has {named}: set its Target to '{arm.name}' (or "
+            "to another armature) and a Target Bone"
         )
     if not item.target_bone:
         raise error(f"Constraint '{item.name}': no bone to attach '{item.bone}' to (Target Bone)")
+    if target != arm and item.target_chain_mode != "NONE":
+        raise error(
+            f"Constraint '{item.name}': a Target Chain moves bones of armature '{arm.name}' "
+            f"only, and '{item.target_bone}' is a bone of armature '{target.name}': set Target "
+            f"Chain to None; '{target.name}''s bones move as its own Reach constraints solve "
+            f"them (give it one on '{item.target_bone}''s chain: both armatures are then solved "
+            "as one system)"
+        )

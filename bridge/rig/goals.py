@@ -404,7 +404,7 @@ def _orientation_spec(
     on the axes they have in the other bone's frame at rest (as a weld), named
     ``"<item> (orientation)"``; its binding joins ``plan``."""
     binding = replace(
-        slider.bindings[0], name=f"{item.name} (orientation)", item_kind="ORIENTATION",
+        slider.bindings[0], name=item.name + attach.ORIENTATION_SUFFIX, item_kind="ORIENTATION",
         goal=None, suppress="NONE", relative=attach.rest_axes(arm, item), world_point=None,
     )  # fmt: skip
     values = binding.values(arm, scale)
@@ -516,5 +516,6 @@ def carried_copy(binding: GoalBinding, item: ReachConstraint, carrier: str) -> s
     the rig's own: :mod:`..joined.figure`), at the geometry ``binding``'s goal holds now (the
     caller updates it before every solve)."""
     goal = binding.solver_goal()
-    values = {part.attribute: value for part, value in goal.geometry().items()}
+    values: dict[str, np.ndarray | None] = {"x": None, "y": None}  # a direction left free
+    values.update((part.attribute, value) for part, value in goal.geometry().items())
     return _make_goal(replace(binding, carrier=carrier), item, values)

@@ -8,13 +8,14 @@ after creating animation data, an action, a slot, F-curves and groups). :class:`
 records all of them; :meth:`SceneState.restore` puts every one back exactly (F-curves keyframe
 by keyframe, all keyframe properties), and :meth:`SceneState.finish` does what a successful
 bake needs (the frame, the constraints and every pose channel the bake did not key).
+:func:`restore_all` and :func:`finish_all` do the same for several armatures baked together.
 
 ``bpy`` is used only through the objects passed in (and :mod:`..blender.compat`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -244,3 +245,37 @@ class SceneState:
         self.unmute()
         self._restore_frame()
         self._restore_pose(frozenset(written))
+
+
+def _run_all(parts: Iterable[Callable[[], None]]) -> None:
+    """Run every part, even after one fails; raise the first failure at the end."""
+    failure = None
+    for part in parts:
+        try:
+            part()
+        except Exception as exc:  # the other parts first, then raise
+            failure = failure or exc
+    if failure is not None:
+        raise failure
+
+
+def restore_all(states: Sequence[SceneState]) -> None:
+    """:meth:`SceneState.restore` of several armatures captured at the same frame: every
+    armature's keys and constraints, then the frame once, then every pose. (One armature's
+    restore after another's would re-evaluate the animation at its frame change and play the
+    other's keyed channels over the un-keyed edits just put back.)"""
+    _run_all([
+        *(s._restore_keys for s in states), *(s.unmute for s in states),
+        *(s._restore_frame for s in states[:1]), *(s._restore_pose for s in states),
+    ])  # fmt: skip
+
+
+def finish_all(states: Sequence[SceneState], written: Sequence[Iterable[str]]) -> None:
+    """:meth:`SceneState.finish` of several armatures captured at the same frame (``written``:
+    each one's keyed RNA paths): unmute, the frame once, then every pose (see
+    :func:`restore_all`)."""
+    keep = [frozenset(paths) for paths in written]
+    _run_all([
+        *(s.unmute for s in states), *(s._restore_frame for s in states[:1]),
+        *(lambda s=s, k=k: s._restore_pose(k) for s, k in zip(states, keep, strict=True)),
+    ])  # fmt: skip

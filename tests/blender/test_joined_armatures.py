@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from tests.blender.conftest import run_op, world_bone_head, world_bone_tail
+from tests.blender.joined_support import copy_rotation_on_a, two_arms
 from tests.blender.panel_draw import draw_panels
 from tests.blender.reach_scenes import (
     activate,
@@ -29,22 +30,6 @@ from tests.blender.reach_scenes import (
 )
 
 
-def _two_arms() -> tuple[bpy.types.Object, bpy.types.Object]:
-    """A at the origin and B 2.5 along X, two unit bones each along +Z; A's tip held on B's
-    tip, B's tip on the plane z = 1.2."""
-    b = make_chain("B", n=2)
-    b.location = (2.5, 0.0, 0.0)
-    a = make_chain("A", n=2)
-    plane = add_empty("Plane", (2.5, 0.0, 1.2))
-    add_constraint(b, "b1", plane, "PLANE", target_axis="Z")
-    add_constraint(a, "b1", b, "POSITION", target_bone="b1", target_head_tail=1.0)
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(False)
-    activate(a)
-    bpy.ops.object.mode_set(mode="POSE")
-    return a, b
-
-
 def _closure(a: bpy.types.Object, b: bpy.types.Object) -> float:
     """Distance between A's tip and B's tip on Blender's evaluated pose."""
     bpy.context.view_layer.update()
@@ -52,7 +37,7 @@ def _closure(a: bpy.types.Object, b: bpy.types.Object) -> float:
 
 
 def test_solve_moves_both_arms_and_closes_the_hold(clean_scene: bpy.types.Scene) -> None:
-    a, b = _two_arms()
+    a, b = two_arms()
     rest_a, rest_b = pose_of(a), pose_of(b)
     run_op(bpy.ops.reach.solve)
     assert _closure(a, b) <= tolerance_of(a)
@@ -71,7 +56,7 @@ def test_solve_moves_both_arms_and_closes_the_hold(clean_scene: bpy.types.Scene)
 def test_solve_and_key_keys_both_armatures_in_one_undo_step(
     clean_scene: bpy.types.Scene,
 ) -> None:
-    a, b = _two_arms()
+    a, b = two_arms()
     rest = {obj.name: pose_of(obj) for obj in (a, b)}
     run_op(bpy.ops.ed.undo_push, message="before the solve")
     # undo=True (the third positional argument): an undo step, as the button makes
@@ -89,7 +74,7 @@ def test_solve_and_key_keys_both_armatures_in_one_undo_step(
 
 
 def test_the_report_names_each_armature(clean_scene: bpy.types.Scene) -> None:
-    a, b = _two_arms()
+    a, b = two_arms()
     joined = importlib.import_module("bl_ext.user_default.reach_ik.bridge.joined.together")
     assert joined.group_of(a, bpy.context.view_layer) == [a, b]
     text = joined.solve_together([a, b], clean_scene, bpy.context.view_layer).text()
@@ -105,7 +90,7 @@ def test_the_report_names_each_armature(clean_scene: bpy.types.Scene) -> None:
 def test_an_armature_whose_space_cannot_hold_the_other_is_refused_naming_it(
     clean_scene: bpy.types.Scene, scale: tuple, why: str
 ) -> None:
-    a, b = _two_arms()
+    a, b = two_arms()
     b.scale = scale
     before_a, before_b = pose_of(a), pose_of(b)
     with pytest.raises(RuntimeError, match=f"Armature 'B' has {why}"):
@@ -121,7 +106,7 @@ def test_an_armature_whose_space_cannot_hold_the_other_is_refused_naming_it(
 def test_a_bake_keys_both_arms_and_the_hold_closes_at_every_frame(
     clean_scene: bpy.types.Scene,
 ) -> None:
-    a, b = _two_arms()
+    a, b = two_arms()
     plane = bpy.data.objects["Plane"]
     for frame, z in ((1, 0.9), (9, 1.4)):  # the held part rises: both arms follow
         plane.location.z = z
@@ -168,7 +153,7 @@ def test_all_selected_armatures_bake_in_one_system(clean_scene: bpy.types.Scene)
 
 
 def test_a_joined_bake_refuses_options_it_does_not_offer(clean_scene: bpy.types.Scene) -> None:
-    a, b = _two_arms()
+    a, b = two_arms()
     with pytest.raises(RuntimeError, match="Bake To, Smooth not offered for several armatures"):
         bpy.ops.reach.bake(use_scene_range=False, frame_start=1, frame_end=3,
                            target="NEW_ACTION", smooth=True)  # fmt: skip
@@ -178,7 +163,7 @@ def test_a_joined_bake_refuses_options_it_does_not_offer(clean_scene: bpy.types.
 def test_each_armatures_last_solve_panel_shows_its_own_part(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
-    a, b = _two_arms()
+    a, b = two_arms()
     run_op(bpy.ops.reach.solve)
     bpy.ops.object.mode_set(mode="OBJECT")
     for obj, other in ((a, "B"), (b, "A")):
@@ -218,7 +203,7 @@ def test_a_target_bone_below_the_other_armatures_figure_rides_on_its_figure_bone
 def test_a_second_solve_follows_the_moved_part_and_an_edit(clean_scene: bpy.types.Scene) -> None:
     """The join is kept between Solves of the same rigs: a second Solve after the plane moved
     reads it again, and one after a constraint edit (a new rig) holds the new goal."""
-    a, b = _two_arms()
+    a, b = two_arms()
     run_op(bpy.ops.reach.solve)
     bpy.data.objects["Plane"].location.z = 1.4
     run_op(bpy.ops.reach.solve)
@@ -256,7 +241,7 @@ def test_a_loop_inside_one_armature_holds_in_the_join(clean_scene: bpy.types.Sce
 
 
 def test_a_member_held_by_a_modal_job_is_refused_naming_it(clean_scene: bpy.types.Scene) -> None:
-    a, b = _two_arms()
+    a, b = two_arms()
     busy = importlib.import_module("bl_ext.user_default.reach_ik.bridge.blender.busy_armatures")
     busy.hold(b)
     try:
@@ -324,12 +309,8 @@ def test_correction_passes_narrow_the_hold_when_blender_moves_a_bone_the_model_d
     first joined solve misses on Blender's pose by 0.47 units; correction passes (as a Solve of
     one armature runs them, the goal B carries following A's corrected goal) bring it under
     0.01 (0.0047 measured), and the report names the Copy Rotation."""
-    a, b = _two_arms()
-    bpy.ops.object.mode_set(mode="OBJECT")
-    con = a.pose.bones["b1"].constraints.new("COPY_ROTATION")
-    con.target = add_empty("source", (0.4, -0.3, 1.2), (0.3, -0.5, 0.8))
-    con.influence = 0.2
-    activate(a)
+    a, b = two_arms()
+    copy_rotation_on_a(a)
     run_op(bpy.ops.reach.solve)
     assert _closure(a, b) < 0.01
     report = last_report(a)
