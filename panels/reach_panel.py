@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, cast
 import bpy
 
 from ..bridge.bake.baking import BakeReport
-from ..bridge.live.posing import live_error
+from ..bridge.live.posing import live_alone, live_error
 from ..bridge.measure.frame_report import IGNORED, FrameReport, residual_text
 from ..bridge.measure.not_modelled import HEADING, not_modelled
 from ..bridge.rig.size import degrees_per_unit, distance_tolerance, rig_length
@@ -88,6 +88,9 @@ class REACH_PT_main(_ReachPanel):
         error = live_error(obj)
         if error:
             layout.label(text=error, icon="ERROR")
+        alone = live_alone(obj, context.view_layer)
+        if alone:  # not modelled: say so where the user looks
+            layout.label(text=alone, icon="INFO")
         row = layout.row()
         row.template_list(
             "REACH_UL_constraints", "", settings, "constraints", settings, "active_index", rows=4

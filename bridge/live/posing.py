@@ -39,6 +39,7 @@ from ...props.access import settings_of
 from ..bake import baking
 from ..blender import busy_armatures
 from ..blender.editable import why_not_editable
+from ..joined.together import group_of
 from ..measure.frame_report import STATUS_STOPPED, FrameReport
 from ..rig.joints import rotation_values
 from ..session import last_report
@@ -75,6 +76,19 @@ def live_error(obj: bpy.types.Object) -> str:
     """Why live posing (or frame-change evaluation) of ``obj`` was last switched off, or ""."""
     state = _STATES.get(obj.session_uid)
     return "" if state is None else state.error
+
+
+def live_alone(obj: bpy.types.Object, view_layer: bpy.types.ViewLayer) -> str:
+    """What the panel says when live posing ``obj`` leaves out armatures a Solve or Bake of it
+    joins (:func:`..joined.together.group_of`): live posing solves each armature alone, another
+    armature's bone read as a fixed target; "" when it joins none (or Live is off)."""
+    if not settings_of(obj).live:
+        return ""
+    others = group_of(obj, view_layer)[1:]
+    if not others:
+        return ""
+    names = ", ".join(f"'{other.name}'" for other in others)
+    return f"Live solves '{obj.name}' alone; Solve and Bake join {names}"
 
 
 def solving() -> bool:
