@@ -49,6 +49,8 @@ from ..rig.goals import GoalBinding, carried_copy
 if TYPE_CHECKING:
     import bpy
 
+    from ...props.groups import ReachConstraint
+
 #: Between an armature's name and a segment, joint, group or constraint name in the join.
 SEPARATOR = "/"
 
@@ -275,17 +277,20 @@ class JoinedFigure:
         """The join's goal of ``binding``: the rig's own, a copy on the prefixed carrier, or a
         goal carried by another armature's bone."""
         own = binding.solver_goal()
-        # a slider's orientation constraint is made from the slider's item
-        item = items.get(binding.name) or items[binding.name.removesuffix(ORIENTATION_SUFFIX)]
+
+        def item() -> ReachConstraint:  # read only for a copy; a slider's orientation constraint is
+            # made from the slider's item
+            return items.get(binding.name) or items[binding.name.removesuffix(ORIENTATION_SUFFIX)]
+
         found = None if binding.carrier is not None else _other_bone(rig, binding, by_obj)
         if found is not None:
             other, bone = found
-            goal = carried_copy(binding, item, joined_name(other.obj, bone))
+            goal = carried_copy(binding, item(), joined_name(other.obj, bone))
             self._updates.append(_CrossGoal(binding, goal, other.obj, bone, rig.obj))
             return goal
         if binding.carrier is None:
             return own  # a target in the world: the rig retargets it
-        goal = carried_copy(binding, item, joined_name(rig.obj, binding.carrier))
+        goal = carried_copy(binding, item(), joined_name(rig.obj, binding.carrier))
         self._updates.append(_CopiedGoal(own, goal))
         return goal
 
