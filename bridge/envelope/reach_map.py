@@ -69,6 +69,9 @@ EFFORTS = {
 SAMPLES_PER_STEP = 50
 #: Samples solved as one batch per step (``solver.BatchSolver``).
 BATCH_SAMPLES = 500
+#: Iterations a batched sample gets: one still short of its goal then is solved again one by
+#: one (as a Solve), so the cap decides only how much of the work the batch does.
+BATCH_ITERATIONS = 40
 #: Length of the nudge off the current pose that every batched sample starts from (radians).
 NUDGE = 1e-3
 #: The sampled ball's radius over the chain's span: the boundary lies inside the grid.
@@ -205,7 +208,9 @@ class EnvelopeJob:
         # The samples go in batches (damped least squares, the same tolerances and restarts)
         # while the batch covers the group; one by one by the armature's method otherwise.
         self._batch: solver.BatchSolver | None = solver.BatchSolver(
-            rig.figure, group, options.replace(method="dls", restarts=0)
+            rig.figure,
+            group,
+            options.replace(method="dls", restarts=0, max_iterations=BATCH_ITERATIONS),
         )
         self._name = moved.name
         # The coordinates the samples' solves move: the only ones whose limits effort reads.
