@@ -110,7 +110,32 @@ def start_from_rest(rig: Rig) -> dict[str, np.ndarray]:
     }
 
 
-class BakeJob:
+class FrameSteps:
+    """Where a bake's steps are: one per frame solving ``frames``, then (``total`` twice as
+    many) one per frame measuring them. The bake sets ``frames``, ``total`` and ``index``."""
+
+    frames: list[int]
+    total: int
+    index: int
+
+    @property
+    def done(self) -> bool:
+        """Whether every step has run (:meth:`finish` is next)."""
+        return self.index >= self.total
+
+    @property
+    def frame(self) -> int:
+        """The frame of the next step (the last frame once done)."""
+        return self.frames[self.index % len(self.frames)] if not self.done else self.frames[-1]
+
+    def doing(self) -> str:
+        """What the next step does: "solving", "measuring" or "finishing"."""
+        if self.done:
+            return "finishing"
+        return "solving" if self.index < len(self.frames) else "measuring"
+
+
+class BakeJob(FrameSteps):
     """A bake in progress, one :meth:`step` at a time, then :meth:`finish` or :meth:`cancel`.
 
     Steps: one per frame to solve it (the keys of all frames are written in bulk by the last
@@ -216,22 +241,9 @@ class BakeJob:
         self.values = np.zeros((len(self.channels), len(self.frames)))
         self.rows: np.ndarray | None = None  # of self.channels in keys.flat_channels
 
-    @property
-    def done(self) -> bool:
-        """Whether every step has run (:meth:`finish` is next)."""
-        return self.index >= self.total
-
-    @property
-    def frame(self) -> int:
-        """The frame of the next step (the last frame once done)."""
-        return self.frames[self.index % len(self.frames)] if not self.done else self.frames[-1]
-
     def progress_text(self) -> str:
         """What the bake is doing, for a status bar: e.g. "solving frame 12 (12/120)"."""
-        doing = "solving" if self.index < len(self.frames) else "measuring"
-        if self.done:
-            doing = "finishing"
-        return f"Reach bake: {doing} frame {self.frame} ({self.index}/{self.total})"
+        return f"Reach bake: {self.doing()} frame {self.frame} ({self.index}/{self.total})"
 
     def _fail(self, exc: BaseException, where: str, frame: int | None) -> None:
         """Restore the scene, then raise :class:`BakeError` from ``exc``."""

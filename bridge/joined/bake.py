@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import solver
 from ...props.access import settings_of
-from ..bake.baking import MODES, TIME_LIMIT, start_from_rest
+from ..bake.baking import MODES, TIME_LIMIT, FrameSteps, start_from_rest
 from ..bake.report import BakeError, BakeReport, describe
 from ..bake.start import MotionStart
 from ..bake.worst import Worst, fold
@@ -115,7 +115,7 @@ class _Member:
         fold(self.modelled, result.residuals)
 
 
-class JoinedBakeJob:
+class JoinedBakeJob(FrameSteps):
     """A bake of several armatures as one system, run one step at a time (the modal bake calls
     :meth:`step` from a timer, as it runs a :class:`..bake.baking.BakeJob`): one step per frame
     solved (the keys of every armature written after the last one, in that step), then one per
@@ -178,24 +178,11 @@ class JoinedBakeJob:
         except Exception as exc:
             self._fail(exc, self.frames[0])
 
-    @property
-    def done(self) -> bool:
-        """Whether every step has run (:meth:`finish` is next)."""
-        return self.index >= self.total
-
-    @property
-    def frame(self) -> int:
-        """The frame of the next step (the last frame once done)."""
-        return self.frames[self.index % len(self.frames)] if not self.done else self.frames[-1]
-
     def progress_text(self) -> str:
         """What the bake does next, for a status bar: e.g. "Reach bake of 'A', 'B' as one
         system: solving frame 12 (12/240)"."""
-        doing = "solving" if self.index < len(self.frames) else "measuring"
-        if self.done:
-            doing = "finishing"
         return (
-            f"Reach bake of {self.names} as one system: {doing} frame {self.frame} "
+            f"Reach bake of {self.names} as one system: {self.doing()} frame {self.frame} "
             f"({self.index}/{self.total})"
         )
 

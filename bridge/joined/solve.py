@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ... import solver
-from ..blender import busy_armatures
 from ..measure.diagnose import explain
 from ..measure.frame_report import WEIGHT_ZERO, ConstraintOutcome, FrameReport, status_in_words
 from ..measure.residuals import MeasuredResidual
@@ -33,6 +32,7 @@ from ..rig.build import Rig, solver_options
 from ..rig.targets import check_targets
 from ..solve.armature_solver import ArmatureSolver
 from ..solve.frame_solve import MAX_PASSES
+from ..solve.held_steps import HeldSteps
 from ..solve.pole_start import start_at_poles
 from ..solve.unevaluated import check_armature, refuse_unevaluated_targets
 from ..write import keys
@@ -41,6 +41,8 @@ from .correction import correct_steps, evaluate, mismatched
 from .figure import JoinedFigure
 
 if TYPE_CHECKING:
+    import bpy
+
     from ...props.groups import ReachSettings
 
 
@@ -203,13 +205,15 @@ def clear() -> None:
     _KEPT.clear()
 
 
-class JoinedSolve:
+class JoinedSolve(HeldSteps[JoinedReport]):
     """One Solve of several armatures at the current frame as one system, run step by step
     (a :class:`..solve.frame_solve.FrameSolve` of several armatures): the first step solves
     the join, writes every armature's pose and measures it; each further step is one
     correction pass over the whole join (:func:`.correction.correct_steps`); the last one keys
     (when ``insert_keys``) and makes the :attr:`report`. Keys are written only by that last
-    step. While unfinished, every armature is held (:mod:`..blender.busy_armatures`).
+    step. While unfinished, every armature is held (:mod:`..blender.busy_armatures`); a step
+    raises RigError for an armature or target the join cannot solve (named; the hold is
+    released, the poses are as the failing step left them).
 
     Args:
         members: one kept solver per armature (at least two), the active one first.
@@ -234,52 +238,12 @@ class JoinedSolve:
         self._started = False  # the first solve has run
         self._poses = [SavedPose.capture(m.obj) for m in self.members] if restorable else None
         self._steps = self._run()
-        self._held = False
-        self._ended = False  # a step failed or cancel() ran: no further step
-
-    @property
-    def done(self) -> bool:
-        """Whether the last step has run (the report is ready)."""
-        return self.report is not None
-
-    def step(self) -> bool:
-        """Run the next step; return :attr:`done`.
-
-        Raises:
-            RigError: an armature or target the join cannot solve (named; the hold is
-                released, the poses are as the failing step left them).
-            InvalidInputError: the Solve failed at an earlier step or was cancelled.
-        """
-        if self.done:
-            return True
-        if self._ended:
-            raise solver.InvalidInputError("this solve failed or was cancelled: start a new one")
-        if not self._held:
-            for member in self.members:
-                busy_armatures.hold(member.obj)
-            self._held = True
-        try:
-            next(self._steps, None)
-        except BaseException:
-            self._ended = True
-            self._release()
-            raise
-        if self.done:
-            self._release()
-        return self.done
 
     def progress_text(self) -> str:
         """What the next step does, for the status bar: "Reach: solving 'A', 'B' as one
         system - first solve", then "... - pass 3/12"."""
         what = f"pass {self.passes + 1}/{MAX_PASSES}" if self._started else "first solve"
         return f"Reach: solving {self.names} as one system - {what}"
-
-    def run(self) -> JoinedReport:
-        """Run every remaining step and return the report."""
-        while not self.step():
-            pass
-        assert self.report is not None, "the last step makes the report"
-        return self.report
 
     def cancel(self) -> None:
         """Stop, and put every pose channel of every armature back as it was at construction
@@ -299,11 +263,8 @@ class JoinedSolve:
             member.mark_stale()  # the rig holds the solved pose: re-read it before a solve
         self._release()
 
-    def _release(self) -> None:
-        if self._held:
-            for member in self.members:
-                busy_armatures.release(member.obj)
-            self._held = False
+    def _held_objects(self) -> Sequence[bpy.types.Object]:
+        return [member.obj for member in self.members]
 
     def _run(self) -> Generator[None, None, None]:
         """The steps; each ``yield`` ends one solver run and its measurement."""

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ... import solver
-from ..blender import busy_armatures
 from ..blender.model_space import model_space
 from ..measure.conditioning_readout import ConditioningReadout
 from ..measure.determinacy_readout import DeterminacyReadout
@@ -34,11 +33,14 @@ from ..rig.targets import check_targets
 from ..write import keys
 from ..write.saved_state import SavedPose
 from .correction import Corrector
+from .held_steps import HeldSteps
 from .pole_start import start_at_poles
 from .swing_refine import solve_refined
 from .unevaluated import FollowedTargets, check_armature, refuse_unevaluated_targets
 
 if TYPE_CHECKING:
+    import bpy
+
     from .armature_solver import ArmatureSolver
 
 #: Correction passes at most after the first solve (each: solve, write, evaluate, measure).
@@ -70,7 +72,7 @@ class _Pass:
         return total
 
 
-class FrameSolve:
+class FrameSolve(HeldSteps[FrameReport]):
     """One Solve of ``session``'s armature at the current frame, run step by step.
 
     Construction records every pose channel of the armature when ``restorable`` (nothing is
@@ -79,6 +81,9 @@ class FrameSolve:
     solved channels (when ``insert_keys``) and makes the :attr:`report`. Keys are written only
     by that last step, so a Solve cancelled between steps has written none. While unfinished,
     the armature is held (:mod:`..blender.busy_armatures`): live posing leaves it alone.
+    A step raises RigError for a target deleted, not finite or at infinity, an aim target on
+    its effector, an armature Blender does not evaluate, or a target it does not evaluate when
+    ``follow_hidden`` is False (the hold is released; the pose is as the failing step left it).
 
     Args:
         session: the armature's session (its rig, solver and settings).
@@ -122,53 +127,12 @@ class FrameSolve:
         # reading each bone's channels took 1 ms); not for one-call solves, which never cancel.
         self._pose = SavedPose.capture(session.obj) if restorable else None
         self._steps = self._run()
-        self._held = False
-        self._ended = False  # a step failed or cancel() ran: no further step
-
-    @property
-    def done(self) -> bool:
-        """Whether the last step has run (the report is ready)."""
-        return self.report is not None
-
-    def step(self) -> bool:
-        """Run the next step; return :attr:`done`.
-
-        Raises:
-            RigError: a target was deleted, is not finite or at infinity, an aim target sits
-                on its effector, the armature is not evaluated by Blender, a target is not
-                and ``follow_hidden`` is False (the hold is released; the pose is as the
-                failing step left it).
-            InvalidInputError: the solve failed at an earlier step or was cancelled.
-        """
-        if self.done:
-            return True
-        if self._ended:
-            raise solver.InvalidInputError("this solve failed or was cancelled: start a new one")
-        if not self._held:  # released by the last step, a failure or cancel()
-            busy_armatures.hold(self.session.obj)
-            self._held = True
-        try:
-            next(self._steps, None)
-        except BaseException:
-            self._ended = True
-            self._release()
-            raise
-        if self.done:
-            self._release()
-        return self.done
 
     def progress_text(self) -> str:
         """What the next step does, for the status bar: "Reach: solving 'Armature' - first
         solve", then "... - pass 3/12" (a correction pass, of at most :data:`MAX_PASSES`)."""
         what = f"pass {self.passes + 1}/{MAX_PASSES}" if self._started else "first solve"
         return f"Reach: solving '{self.session.obj.name}' - {what}"
-
-    def run(self) -> FrameReport:
-        """Run every remaining step and return the report."""
-        while not self.step():
-            pass
-        assert self.report is not None, "the last step makes the report"
-        return self.report
 
     def cancel(self) -> None:
         """Stop, and put every pose channel of the armature back as it was at construction
@@ -187,12 +151,13 @@ class FrameSolve:
         session.mark_stale()  # the rig holds the solved pose: re-read it before a solve
         self._release()
 
+    def _held_objects(self) -> Sequence[bpy.types.Object]:
+        return (self.session.obj,)
+
     def _release(self) -> None:
         if self._followed is not None:
             self._followed.release()
-        if self._held:
-            busy_armatures.release(self.session.obj)
-            self._held = False
+        super()._release()
 
     def _follow(self) -> None:
         """Before the scene is read: refuse an armature Blender does not evaluate, and follow
