@@ -184,3 +184,18 @@ class Options:
 
 #: Every option's name, in declaration order.
 NAMES = tuple(f.name for f in dataclasses.fields(Options))
+
+
+def given_options(options: object, changes: dict[str, Any], default: Options) -> Options:
+    """The options a solver is given: ``options`` (``default`` when None) with ``changes``
+    (options by name) applied.
+
+    Raises:
+        InvalidInputError: ``options`` is not an :class:`Options`, or a change is not valid.
+        TypeError: a keyword that is no option.
+    """
+    if options is None:
+        options = default
+    elif not isinstance(options, Options):
+        raise InvalidInputError(f"options must be a solver.Options, got {options!r}")
+    return options.replace(**changes) if changes else options

@@ -16,7 +16,7 @@ from .linear import LinearSystem, only_point, project
 from .methods import Method, make_method
 from .methods.analytic_start import AnalyticStart
 from .optimizer import Outcome, Status
-from .options import NAMES, Options
+from .options import NAMES, Options, given_options
 from .problem import Problem
 from .reach_bound import out_of_reach
 from .restarts import Agreement, StartSampler, better
@@ -66,10 +66,7 @@ class Solver:
     ) -> None:
         if not isinstance(figure, Figure):
             raise InvalidInputError(f"figure must be a solver.Figure, got {figure!r}")
-        if options is not None and not isinstance(options, Options):
-            raise InvalidInputError(f"options must be a solver.Options, got {options!r}")
-        given = Options() if options is None else options
-        self._options = given.replace(**changes) if changes else given
+        self._options = given_options(options, changes, Options())
         self.figure = figure
         self.constraints = constraint_list(constraints)
         self._method = _make_method(self._options)

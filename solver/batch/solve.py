@@ -23,7 +23,7 @@ from ..errors import InvalidInputError
 from ..figure import Figure, coordinate_system
 from ..linear import FEASIBILITY_TOLERANCE, only_point
 from ..optimizer import Outcome, Status
-from ..options import Options
+from ..options import Options, given_options
 from ..problem import Problem
 from ..reach_bound import reach
 from ..restarts import Agreement, StartSampler, better
@@ -90,10 +90,7 @@ class BatchSolver:
     ) -> None:
         if not isinstance(figure, Figure):
             raise InvalidInputError(f"figure must be a solver.Figure, got {figure!r}")
-        if options is not None and not isinstance(options, Options):
-            raise InvalidInputError(f"options must be a solver.Options, got {options!r}")
-        given = Options(method="dls") if options is None else options
-        self.options = _checked(given.replace(**changes) if changes else given)
+        self.options = _checked(given_options(options, changes, Options(method="dls")))
         self.figure = figure
         self.constraints = constraint_list(constraints)
         self._problem: Problem | None = None
