@@ -24,6 +24,8 @@ from .solve import JoinedReport, JoinedSolve, solve_joined
 if TYPE_CHECKING:
     import bpy
 
+    from ..session.rig_session import RigSession
+
 __all__ = [
     "JoinedBakeJob",
     "JoinedBakeReport",
@@ -59,6 +61,14 @@ def _check_free(objects: Sequence[bpy.types.Object]) -> None:
             )
 
 
+def _members(
+    objects: Sequence[bpy.types.Object], scene: bpy.types.Scene, view_layer: bpy.types.ViewLayer
+) -> list[RigSession]:
+    """The kept session of each armature, once none is held by a modal job (:func:`_check_free`)."""
+    _check_free(objects)
+    return [session_for(o, settings_of(o), scene, view_layer) for o in objects]
+
+
 def solve_together(
     objects: Sequence[bpy.types.Object],
     scene: bpy.types.Scene,
@@ -72,8 +82,7 @@ def solve_together(
     Raises:
         RigError: an armature or a target cannot be solved, or a modal job holds one (named).
     """
-    _check_free(objects)
-    members = [session_for(o, settings_of(o), scene, view_layer) for o in objects]
+    members = _members(objects, scene, view_layer)
     report = solve_joined(members, insert_keys, frame)
     keep_reports(objects, report)
     return report
@@ -93,8 +102,7 @@ def start_solve_together(
     Raises:
         RigError: an armature cannot be read, or a modal job holds one (named).
     """
-    _check_free(objects)
-    members = [session_for(o, settings_of(o), scene, view_layer) for o in objects]
+    members = _members(objects, scene, view_layer)
     for member in members:
         member.mark_stale()  # the first step runs at a later event: the scene is read then
     return JoinedSolve(members, insert_keys, frame)
