@@ -3,7 +3,7 @@
 ``python -m bench.conditioning_cost`` solves, with default options, the arm-7 full-pose task
 (TRAC-IK's protocol: targets from joint values uniform within the limits, solved from the
 mid-range pose) and the human figure's four-limb task (``limbs-22``), and times, on each
-result, :func:`solver.conditioning.measure_conditioning` (what ``IKResult.conditioning``
+result, :func:`solver.analysis.conditioning.measure_conditioning` (what ``IKResult.conditioning``
 computes on first access). It prints the median solve time, the median read-out time and
 their ratio, and the read-out's median ``kappa`` (a check that it measured something).
 
@@ -28,7 +28,7 @@ from bench.chains import arm7, to_serial
 from bench.figures import chain_figure, chain_tip, tip_goal
 from bench.human_cases import limbs_case
 from bench.serial import sample_targets
-from solver.conditioning import measure_conditioning
+from solver.analysis.conditioning import measure_conditioning
 
 Sample = tuple[solver.Figure, list[solver.Constraint], np.ndarray | None]
 

@@ -2,7 +2,7 @@
 
 ``python -m bench.determinacy_cost`` solves the cases of :mod:`bench.conditioning_cost`
 (arm-7 full pose, the human figure's ``limbs-22``) and times, on each result,
-:func:`solver.determinacy.measure_determinacy` (what ``IKResult.determinacy`` computes on
+:func:`solver.analysis.determinacy.measure_determinacy` (what ``IKResult.determinacy`` computes on
 first access once ``IKResult.conditioning`` is known) and the two together (the first read
 of ``determinacy`` on a fresh result), best of 5 per pose. It prints the medians over the
 poses, the ratio to the median solve, and the median state counts (a check that it measured
@@ -20,8 +20,8 @@ from functools import partial
 
 import solver
 from bench.conditioning_cost import CASES, Sample
-from solver.conditioning import PoseJacobians, measure_conditioning
-from solver.determinacy import measure_determinacy
+from solver.analysis.conditioning import PoseJacobians, measure_conditioning
+from solver.analysis.determinacy import measure_determinacy
 
 
 def _best(action: Callable[[], object], repeats: int = 5) -> float:

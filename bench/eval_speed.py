@@ -8,7 +8,7 @@ directions, as :class:`solver.PositionOrientationGoal` uses them):
   for all joints at once (Rodrigues), prefix products by doubling (three batched
   4x4 products for 7 joints), Jacobian columns by hand-written cross products, then
   the same weighted residual's objective ``f = |r|^2`` and gradient ``2 J^T r``;
-- **reach**: :meth:`solver.problem.Problem.evaluate` on the same arm and goal.
+- **reach**: :meth:`solver.assembly.problem.Problem.evaluate` on the same arm and goal.
 
 It prints the median and 95th percentile of each (microseconds per call) and their
 ratio; the target is reach within 1.5x of the sketch. Both answers are compared

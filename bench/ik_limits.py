@@ -30,7 +30,7 @@ import numpy as np
 
 import solver
 from bridge import ik_limits, swing_refine
-from solver.figure import coordinate_system
+from solver.model.figure import coordinate_system
 
 HERE = Path(__file__).resolve().parent
 LIMIT_SETS = [  # degrees: (min_x, min_y, min_z), (max_x, max_y, max_z)

@@ -30,8 +30,8 @@ import solver
 from bench.chains import arm7, serial_chain, to_serial
 from bench.figures import chain_figure, chain_tip, set_goal, tip_goal
 from bench.serial import SerialChain, sample_targets
+from solver.assembly.scale import ScaledProblem
 from solver.optimizer import HESSIANS, make_strategy, minimize
-from solver.scale import ScaledProblem
 
 HERE = Path(__file__).resolve().parent
 TOLERANCE = 1e-5

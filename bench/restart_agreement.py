@@ -11,7 +11,7 @@ goals, three solves alternate target by target, each from the mid-range pose:
 - unreachable targets (a direction uniform on the sphere, 1.2-2x the reach from the first
   joint; for full poses a uniformly random orientation too), default options;
 - the same unreachable targets with the search as it was before the stop on agreement:
-  every one of the default 100 restarts runs (``solver.restarts.AGREEING`` raised above
+  every one of the default 100 restarts runs (``solver.search.restarts.AGREEING`` raised above
   them) and no time limit, "today's 100-restart answer".
 
 Columns: the time of ``Solver.solve`` (median, p95; wall clock, so the machine's load is in
@@ -44,8 +44,8 @@ from bench.report import machine_line, versions_line
 from bench.robots import robot_chain
 from bench.sections import write_section
 from bench.serial import SerialChain, sample_targets
-from solver import restarts
 from solver.options import DEFAULT_RESTARTS
+from solver.search import restarts
 
 HERE = Path(__file__).resolve().parent
 SECTION = "restart-agreement"
@@ -199,7 +199,7 @@ def section(rows: list[Row], rates: list[RobotRate], command: str, started: date
         "## Unreachable goals: restarts stop when they agree (`python -m bench.restart_agreement`)",
         "",
         f"Written by `{command}` on {started:%Y-%m-%d %H:%M}; {machine_line()}.",
-        f"Versions: {versions_line()}. Rule: `solver.restarts` (AGREEING = "
+        f"Versions: {versions_line()}. Rule: `solver.search.restarts` (AGREEING = "
         f"{restarts.AGREEING}, AGREEMENT = {restarts.AGREEMENT:g}).",
         "",
         "| figure | goal | reachable: solved, median ms (p95) | unreachable: median ms (p95) "

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 import solver
-from solver.step_bound import held as held_by_bound
+from solver.assembly.step_bound import held as held_by_bound
 
 #: Upper arm and forearm lengths, scene units.
 UPPER = 0.3
@@ -82,7 +82,7 @@ class Track:
         steps: (frames - 1,) largest change of a coordinate from the previous frame, radians.
         errors: (frames,) hand-to-target distance, scene units.
         reached: (frames,) the solve met the goal within its tolerance.
-        held: (frames,) the step bound shaped the answer (:func:`solver.step_bound.held`).
+        held: (frames,) the step bound shaped the answer (:func:`solver.assembly.step_bound.held`).
         iterations: solver iterations over the tracked frames (the first frame's excluded).
     """
 

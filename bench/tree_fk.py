@@ -14,7 +14,7 @@ import numpy as np
 
 import solver
 from bench.serial import rotation_about, transform
-from solver.structure import PRISMATIC
+from solver.model.structure import PRISMATIC
 
 
 def _motion(kind: int, axis: np.ndarray, value: float) -> np.ndarray:

@@ -1,6 +1,6 @@
 """The serial chain between two links of a URDF robot, read by the solver's URDF reader.
 
-:func:`solver.urdf.urdf_figure` reads the whole robot (its checks, its messages); this
+:func:`solver.model.urdf.urdf_figure` reads the whole robot (its checks, its messages); this
 module walks the figure from ``tip_link`` up to ``base_link`` and folds it into the bench's
 :class:`~bench.serial.SerialChain`: each revolute joint's frame (fixed joints on the way
 folded into the next joint's origin, or into the tip frame), axis and limits. The bench's
@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from bench.serial import SerialChain
-from solver.structure import REVOLUTE
-from solver.urdf import URDFError, urdf_figure
+from solver.model.structure import REVOLUTE
+from solver.model.urdf import URDFError, urdf_figure
 
 __all__ = ["URDFError", "load_chain", "read_chain"]
 
@@ -25,7 +25,7 @@ __all__ = ["URDFError", "load_chain", "read_chain"]
 def read_chain(urdf: str, base_link: str, tip_link: str, name: str | None = None) -> SerialChain:
     """The chain of joints from ``base_link`` to ``tip_link`` in URDF text ``urdf``.
 
-    Raises :class:`~solver.urdf.URDFError` naming the link or joint when the text cannot be
+    Raises :class:`~solver.model.urdf.URDFError` naming the link or joint when the text cannot be
     read, there is no such path, or a joint on it is not a revolute joint with finite limits.
     """
     figure = urdf_figure(urdf)

@@ -1,12 +1,13 @@
 """*Automatic* settings: tolerance and orientation weight that follow the rig's size.
 
 The solver measures a figure's size by its characteristic length ``L``
-(:func:`solver.scale.characteristic_length`: the longest chain the constraints move, in scene
-units) and, unless told otherwise, reaches for ``1e-6 L`` and weighs one radian of orientation
-error like ``L``. The Blender side follows it: a rig whose *Tolerance* is *Automatic* is judged
-at :data:`RELATIVE_TOLERANCE` ``* L``, and a constraint whose *Degrees per Unit* is *Automatic*
-passes ``degrees=None`` to its goal (one radian weighs like ``L``). A rig in centimetres, one
-scaled by 0.01 and one in metres then solve alike. An explicit value is kept in scene units.
+(:func:`solver.assembly.scale.characteristic_length`: the longest chain the constraints move, in
+scene units) and, unless told otherwise, reaches for ``1e-6 L`` and weighs one radian of
+orientation error like ``L``. The Blender side follows it: a rig whose *Tolerance* is
+*Automatic* is judged at :data:`RELATIVE_TOLERANCE` ``* L``, and a constraint whose *Degrees per
+Unit* is *Automatic* passes ``degrees=None`` to its goal (one radian weighs like ``L``). A rig
+in centimetres, one scaled by 0.01 and one in metres then solve alike. An explicit value is kept
+in scene units.
 
 Files saved before the *Automatic* switches existed have no stored switch: a stored value equal
 to the old absolute default (:data:`LEGACY_TOLERANCE`, :data:`LEGACY_DEGREES`, which every new rig

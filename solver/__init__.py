@@ -6,8 +6,8 @@ end-effectors with :class:`Constraint`, and call :func:`solve` (or keep a
 at once (:mod:`.batch`).
 """
 
+from .analysis.independence import independent_groups
 from .batch import BatchResult, BatchSolver, solve_batch
-from .constraint import Constraint, EndEffector
 from .errors import (
     FrozenError,
     InfeasibleError,
@@ -15,7 +15,6 @@ from .errors import (
     ReachError,
     UnknownNameError,
 )
-from .figure import Figure
 from .goals import (
     AimGoal,
     Disjunction,
@@ -27,12 +26,13 @@ from .goals import (
     PositionGoal,
     PositionOrientationGoal,
 )
-from .independence import independent_groups
+from .model.constraint import Constraint, EndEffector
+from .model.figure import Figure
+from .model.urdf import URDFError, load_urdf, urdf_figure
 from .optimizer import Status
 from .options import Options
 from .result import IKResult, Residual
 from .solve import Solver, solve
-from .urdf import URDFError, load_urdf, urdf_figure
 
 __all__ = [
     "AimGoal",

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._checks import count, flag, non_negative_number, optional, positive_number
+from .assembly.step_bound import MaxChange, checked
 from .errors import InvalidInputError
 from .methods import METHODS, Method, MethodOptions
-from .step_bound import MaxChange, checked
 
 #: Default wall-time budget of one solve, seconds (restarts included).
 DEFAULT_TIME_LIMIT = 1.0
@@ -35,7 +35,7 @@ class Options:
     Attributes:
         tolerance: distance (scene units) within which a goal counts as reached;
             None (the default) = ``1e-6 L`` with ``L`` the figure's
-            characteristic length (:func:`solver.scale.characteristic_length`).
+            characteristic length (:func:`solver.assembly.scale.characteristic_length`).
         angle_tolerance: angle (degrees) within which a goal counts as reached.
         max_iterations: iteration limit of one run (each restart is a run).
         time_limit: wall-time budget of one solve in seconds, restarts
@@ -44,14 +44,14 @@ class Options:
             None: no limit.
         restarts: when a run ends without meeting every goal (a local minimum,
             the iteration limit), start again up to this many times while the
-            time limit allows (:mod:`solver.restarts`): first near the start
+            time limit allows (:mod:`solver.search.restarts`): first near the start
             (small perturbations, so an animation keeps its branch and a
             singular start is left), then uniformly within the limits. The
             search stops at the first start that meets every goal, or, when a
-            goal is out of reach whatever the pose (``solver.reach_bound``), once
-            the restarts agree: ``solver.restarts.AGREEING`` (5) restarts in a row
+            goal is out of reach whatever the pose (``solver.search.reach_bound``), once
+            the restarts agree: ``solver.search.restarts.AGREEING`` (5) restarts in a row
             that end at a Kuhn-Tucker point no better than the best (``G`` lower by
-            less than ``solver.restarts.AGREEMENT``, 1e-6, of it; a lower one starts
+            less than ``solver.search.restarts.AGREEMENT``, 1e-6, of it; a lower one starts
             the count again). None runs when the answer is the only feasible point.
             Otherwise the best answer is kept, weighted towards continuity. The first
             restart after a Kuhn-Tucker stop that misses is a tiny nudge of
@@ -96,10 +96,10 @@ class Options:
             its (feasible) start: radians, scene units for a coordinate that moves
             only prismatic joints (smooth tracking: a bake bounds each frame's joint
             step); one number, or an (n_coords,) array of one per coordinate
-            (:func:`solver.step_bound.per_kind`). Rows of the solve like the joint
+            (:func:`solver.assembly.step_bound.per_kind`). Rows of the solve like the joint
             limits, so every method and every restart's start stays within them;
             the restarts are skipped when a bound row holds the answer (the miss is
-            the bound's, not a local minimum's). See :mod:`solver.step_bound`.
+            the bound's, not a local minimum's). See :mod:`solver.assembly.step_bound`.
             None: unbounded.
         analytic_start: start each constraint whose chain is two hinge or ball
             bones reaching for a point from the limb's analytic solution

@@ -7,8 +7,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .conditioning import Conditioning, PoseJacobians, measure_conditioning
-from .determinacy import Determinacy, measure_determinacy
+from .analysis.conditioning import Conditioning, PoseJacobians, measure_conditioning
+from .analysis.determinacy import Determinacy, measure_determinacy
 from .errors import InvalidInputError
 from .optimizer import MESSAGES, Status
 
@@ -102,7 +102,7 @@ class IKResult:
     @cached_property
     def conditioning(self) -> Conditioning:
         """Singular values, ``kappa`` (eq. 9), rank, redundancy and null space of the
-        constraint Jacobians at :attr:`x` (:mod:`solver.conditioning`), computed on first
+        constraint Jacobians at :attr:`x` (:mod:`solver.analysis.conditioning`), computed on first
         access and kept.
 
         Raises:
@@ -116,7 +116,7 @@ class IKResult:
     def determinacy(self) -> Determinacy:
         """Degrees of freedom, independent equations, under-/exactly/over-constrained, the
         redundant or conflicting constraints and the free motions at :attr:`x`
-        (:mod:`solver.determinacy`), computed on first access and kept.
+        (:mod:`solver.analysis.determinacy`), computed on first access and kept.
 
         Raises:
             InvalidInputError: the result was built without its ``pose_jacobians``.

@@ -8,21 +8,21 @@ from typing import Any
 
 import numpy as np
 
-from .conditioning import PoseJacobians
-from .constraint import Constraint, constraint_list
+from .analysis.conditioning import PoseJacobians
+from .assembly.problem import Problem
+from .assembly.scale import ScaledEvaluation, ScaledProblem, characteristic_length
+from .assembly.step_bound import binds, bounded
 from .errors import FrozenError, InvalidInputError
-from .figure import Figure, coordinate_system
-from .linear import LinearSystem, only_point, project
 from .methods import Method, make_method
 from .methods.analytic_start import AnalyticStart
+from .model.constraint import Constraint, constraint_list
+from .model.figure import Figure, coordinate_system
+from .model.linear import LinearSystem, only_point, project
 from .optimizer import Outcome, Status
 from .options import NAMES, Options, given_options
-from .problem import Problem
-from .reach_bound import out_of_reach
-from .restarts import Agreement, StartSampler, better
 from .result import IKResult, Residual, stop_message
-from .scale import ScaledEvaluation, ScaledProblem, characteristic_length
-from .step_bound import binds, bounded
+from .search.reach_bound import out_of_reach
+from .search.restarts import Agreement, StartSampler, better
 
 #: Default distance tolerance as a fraction of the characteristic length.
 RELATIVE_TOLERANCE = 1e-6
@@ -151,7 +151,7 @@ class Solver:
         No restart when the miss is a step bound's (``max_change``) or when the answer is
         the only feasible point (no start can lead elsewhere); when a goal is out of reach
         whatever the pose, the search stops once the restarts keep agreeing
-        (:class:`~solver.restarts.Agreement`).
+        (:class:`~solver.search.restarts.Agreement`).
         """
         nit, tries = outcome.nit, 0
         best = outcome

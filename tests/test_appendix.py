@@ -16,9 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Constraint, EndEffector, Figure, PositionGoal, Solver
-from solver.figure import coordinate_system
-from solver.line_search import DELTA1, DELTA2, powell_search
-from solver.linear import LinearSystem, project
+from solver.model.figure import coordinate_system
+from solver.model.linear import LinearSystem, project
 from solver.optimizer import HESSIANS, GaussNewtonHybrid, Status, make_strategy, minimize
 from solver.optimizer.active_set import ActiveSet
 from solver.optimizer.hessian import (
@@ -32,6 +31,7 @@ from solver.optimizer.hessian import (
     quasi_newton_formula,
     quasi_newton_update,
 )
+from solver.optimizer.line_search import DELTA1, DELTA2, powell_search
 from tests.solver_checks import planar_arm
 
 
@@ -464,7 +464,7 @@ def test_a_failed_line_search_is_not_called_kuhn_tucker(hessian: str) -> None:
 
 def test_scaled_evaluation_offers_the_gauss_newton_factor() -> None:
     """The solver runs on scaled evaluations; their factor must match their matrix."""
-    from solver.scale import ScaledProblem
+    from solver.assembly.scale import ScaledProblem
 
     fig = planar_arm()
     fig.add_segment("slider", parent="lower", translation=(1.0, 0.0, 0.0))

@@ -390,7 +390,7 @@ def test_numeric_arguments_of_the_wrong_type_are_named(entry, fragment: str, bad
         entry(bad)
 
 
-#: Numeric arguments where None selects the scale-free default (solver.scale).
+#: Numeric arguments where None selects the scale-free default (solver.assembly.scale).
 OPTIONAL_NUMBER_ENTRIES = [
     (lambda v: OrientationGoal(x=(1, 0, 0), degrees=v), "OrientationGoal degrees"),
     (lambda v: AimGoal((1, 0, 0), degrees=v), "AimGoal degrees"),

@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from solver import Constraint, InvalidInputError
 from solver.batch import BatchSolver
-from solver.kinematics import Kinematics
-from solver.linear import FEASIBILITY_TOLERANCE
+from solver.model.kinematics import Kinematics
+from solver.model.linear import FEASIBILITY_TOLERANCE
 from tests.solver_checks import figure_cases, max_violation, random_effector, random_goal
 
 

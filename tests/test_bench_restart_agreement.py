@@ -4,7 +4,7 @@ import numpy as np
 
 from bench.restart_agreement import full_search, issue_arm, reach_of, run_row, unreachable
 from bench.serial import forward
-from solver import restarts
+from solver.search import restarts
 
 
 def test_unreachable_targets_lie_beyond_the_reach() -> None:

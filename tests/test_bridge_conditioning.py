@@ -53,7 +53,7 @@ def test_a_nearly_straight_arm_names_the_forearm() -> None:
     assert line.startswith("Conditioning: kappa ")
     assert line.endswith(" (ill-conditioned), weakest: forearm")
     kappa = float(line.split()[2])
-    assert kappa > solver.conditioning.ILL_CONDITIONED
+    assert kappa > solver.analysis.conditioning.ILL_CONDITIONED
 
 
 def test_an_ik_segment_forearm_is_named_too() -> None:

@@ -26,9 +26,9 @@ from solver import (
     UnknownNameError,
     solve,
 )
-from solver.conditioning import ILL_CONDITIONED
+from solver.analysis.conditioning import ILL_CONDITIONED
+from solver.assembly.problem import Problem
 from solver.methods import METHODS
-from solver.problem import Problem
 from tests import arm7
 
 L1, L2 = 0.7, 0.4

@@ -17,7 +17,7 @@ from solver import (
     PositionOrientationGoal,
     solve,
 )
-from solver.determinacy import EXACT, OVER, UNDER
+from solver.analysis.determinacy import EXACT, OVER, UNDER
 from tests import arm7
 from tests.test_conditioning import TIP, at_pose, planar, residuals
 

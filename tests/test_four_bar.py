@@ -15,7 +15,7 @@ import pytest
 
 from bench.linkage import CRANK_ROCKER, FourBar, four_bar, transmission
 from solver import Constraint, PlaneGoal, Solver, solve
-from solver.determinacy import EXACT, OVER, UNDER
+from solver.analysis.determinacy import EXACT, OVER, UNDER
 from tests.solver_checks import Recorder
 
 CLOSURES = ("ground", "rocker")

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Constraint, Figure, Solver
-from solver.figure import coordinate_system
+from solver.model.figure import coordinate_system
 from tests.solver_checks import FigureCase, random_effector, random_goal, random_rotation
 
 GOALS = ("position", "orientation", "position_orientation", "aim", "line", "plane", "half_space")

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from solver import Constraint
+from solver.assembly.problem import Problem
 from solver.goals import Part
-from solver.problem import Problem
 from tests.solver_checks import FigureCase, random_effector, random_goal, spatial_arm
 
 KINDS = ["position", "orientation", "position_orientation", "aim", "line", "plane",

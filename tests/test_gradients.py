@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Constraint, Figure, PositionGoal, Solver
-from solver.problem import Problem
+from solver.assembly.problem import Problem
 from tests.solver_checks import (
     GOAL_TYPES,
     JOINT_KINDS,

@@ -1,5 +1,5 @@
-"""Independent groups of constraints (:mod:`solver.independence`): chains that share nothing
-split, chains that move each other's end-effectors or share a row do not, and a group solved
+"""Independent groups of constraints (:mod:`solver.analysis.independence`): chains that share
+nothing split, chains that move each other's end-effectors or share a row do not, and a group solved
 alone leaves every other group's end-effectors and carriers where they were (fuzzed)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Constraint, EndEffector, Figure, PositionGoal, Solver
-from solver.independence import independent_groups
+from solver.analysis.independence import independent_groups
 from tests.solver_checks import figure_cases, random_effector, random_goal
 
 

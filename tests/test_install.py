@@ -20,7 +20,7 @@ SCRIPT = """
 import sys
 import numpy as np
 import reach_ik_solver as reach
-from reach_ik_solver.urdf import load_urdf
+from reach_ik_solver.model.urdf import load_urdf
 
 for path, tip in zip(sys.argv[1::2], sys.argv[2::2]):
     robot = load_urdf(path)

@@ -3,9 +3,9 @@
 import numpy as np
 
 from solver import Constraint, EndEffector, Figure, PositionGoal, PositionOrientationGoal
+from solver.assembly.problem import Problem
+from solver.assembly.scale import ScaledProblem
 from solver.methods.jacobian_step import feasible_point, on_bound, task
-from solver.problem import Problem
-from solver.scale import ScaledProblem
 
 
 def _scaled_problem() -> ScaledProblem:

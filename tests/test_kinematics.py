@@ -2,7 +2,7 @@
 
 The reference walks the tree segment by segment, ``T_s = T_parent Rest_s M_1(q_1)
 ... M_k(q_k)`` with each motion built by the matrix exponential's series, so it
-shares no code with :class:`solver.kinematics.Kinematics`. Figures mix revolute and
+shares no code with :class:`solver.model.kinematics.Kinematics`. Figures mix revolute and
 prismatic joints, several joints per segment, joint-less segments between jointed
 ones, branches, joints added to a segment after its children (so joint order is
 not the tree's order), and segments that do not inherit rotation (their rest rotation
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from solver import Figure
-from solver.kinematics import Kinematics, is_identity
+from solver.model.kinematics import Kinematics, is_identity
 from tests.solver_checks import central_difference, random_rotation, random_unit
 
 

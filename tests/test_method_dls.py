@@ -24,6 +24,9 @@ from solver import (
     Status,
     solve,
 )
+from solver.assembly.problem import Problem
+from solver.assembly.projection import least_distance
+from solver.assembly.scale import ScaledProblem
 from solver.methods import MethodOptions, make_method
 from solver.methods.dls import (
     DEFAULT_STEP_LIMIT,
@@ -32,9 +35,6 @@ from solver.methods.dls import (
     damped_step,
 )
 from solver.methods.jacobian_step import task
-from solver.problem import Problem
-from solver.projection import least_distance
-from solver.scale import ScaledProblem
 from tests import arm7
 from tests.solver_checks import (
     Recorder,

@@ -23,6 +23,7 @@ from solver import (
     Status,
     solve,
 )
+from solver.assembly.scale import ScaledProblem
 from solver.methods import MethodOptions, ccd
 from solver.methods.ccd import (
     CyclicCoordinateDescent,
@@ -37,7 +38,6 @@ from solver.methods.ccd import (
 from solver.methods.descent import kuhn_tucker
 from solver.methods.jacobian_step import task
 from solver.methods.transpose import DEFAULT_STEP_LIMIT, transpose_step
-from solver.scale import ScaledProblem
 from tests.solver_checks import central_difference, max_violation, spatial_arm
 
 METHODS = ("jt", "ccd")

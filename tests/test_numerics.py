@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.kinematics import Kinematics, cross
-from solver.line_search import DELTA1, DELTA2, cubic_minimiser, powell_search
-from solver.linear import LinearSystem, project
+from solver.model.kinematics import Kinematics, cross
+from solver.model.linear import LinearSystem, project
+from solver.optimizer.line_search import DELTA1, DELTA2, cubic_minimiser, powell_search
 
 
 @settings(max_examples=60, deadline=None)

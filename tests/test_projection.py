@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Constraint, EndEffector, Figure, InfeasibleError, PositionGoal, solve
-from solver.linear import LinearSystem, only_point, project
-from solver.projection import least_distance
+from solver.assembly.projection import least_distance
+from solver.model.linear import LinearSystem, only_point, project
 from tests.solver_checks import planar_arm
 
 

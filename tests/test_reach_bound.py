@@ -12,7 +12,7 @@ from solver import (
     PositionGoal,
     PositionOrientationGoal,
 )
-from solver.reach_bound import out_of_reach, reach
+from solver.search.reach_bound import out_of_reach, reach
 
 ROOT = np.array([5.0, 0.0, 1.0])
 

@@ -15,7 +15,7 @@ from solver import (
     solve,
 )
 from solver._checks import det3, rotation_matrix
-from solver.rotations import quaternion_matrix, rpy_matrix
+from solver.model.rotations import quaternion_matrix, rpy_matrix
 from tests.solver_checks import spatial_arm
 
 

@@ -13,8 +13,8 @@ from solver import (
     Solver,
     Status,
 )
-from solver.problem import Problem
-from solver.scale import ScaledProblem, characteristic_length
+from solver.assembly.problem import Problem
+from solver.assembly.scale import ScaledProblem, characteristic_length
 from tests import arm7
 from tests.solver_checks import central_difference
 

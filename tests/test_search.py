@@ -15,7 +15,7 @@ from solver import (
     solve,
 )
 from solver.options import DEFAULT_RESTARTS
-from solver.restarts import AGREEING
+from solver.search.restarts import AGREEING
 from tests import arm7
 
 

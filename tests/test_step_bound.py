@@ -1,4 +1,5 @@
-"""``max_change``: the box rows of one solve around its start (:mod:`solver.step_bound`)."""
+"""``max_change``: the box rows of one solve around its start
+(:mod:`solver.assembly.step_bound`)."""
 
 import numpy as np
 import pytest
@@ -6,12 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import Constraint, EndEffector, Figure, InvalidInputError, PositionGoal, Solver
-from solver.figure import project_feasible
+from solver.assembly.problem import Problem
+from solver.assembly.scale import ScaledProblem
+from solver.assembly.step_bound import LABEL, bounded, change_limits, held, per_kind
 from solver.methods import METHODS
-from solver.problem import Problem
-from solver.restarts import StartSampler
-from solver.scale import ScaledProblem
-from solver.step_bound import LABEL, bounded, change_limits, held, per_kind
+from solver.model.figure import project_feasible
+from solver.search.restarts import StartSampler
 from tests.solver_checks import figure_cases, spatial_arm
 
 

@@ -1,4 +1,4 @@
-"""``solver.urdf``: figures from URDF files, against independent kinematics.
+"""``solver.model.urdf``: figures from URDF files, against independent kinematics.
 
 Every link's frame must be where TRAC-IK's KDL (C++, parsing the same file) and ikpy (its own
 parser) put it, on the bench's robots and the Franka Panda (a tree: two fingers on
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from solver import Constraint, EndEffector, PositionGoal, PositionOrientationGoal, solve
-from solver.urdf import URDFError, load_urdf, urdf_figure
+from solver.model.urdf import URDFError, load_urdf, urdf_figure
 
 ROBOTS = {
     # name: (file under pybullet_data, base link, tip link, moving joints base -> tip)

@@ -1,7 +1,7 @@
 """Smooth baking: every frame's joint change bounded, and the frames the bound held.
 
 Pure Python (no ``bpy``). A smooth bake solves each frame after the first with
-``solver.Solver(max_change=...)`` (:mod:`solver.step_bound`) around the previous frame's
+``solver.Solver(max_change=...)`` (:mod:`solver.assembly.step_bound`) around the previous frame's
 pose: a rotation coordinate moves at most ``change`` degrees per frame, a location
 (prismatic) coordinate at most ``change`` scene units. A target passing near a
 singularity (a hand crossing just under, then just over the shoulder) then turns the limb
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ... import solver
-from ...solver.step_bound import held, per_kind
+from ...solver.assembly.step_bound import held, per_kind
 from ..measure.frame_report import residual_text
 from .worst import AnyResidual, Worst, fold
 

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from ... import solver
-from ...solver.structure import PRISMATIC
+from ...solver.model.structure import PRISMATIC
 from ..blender.model_space import model_space
 from ..errors import RigError
 from ..rig.build import bone_world_matrix

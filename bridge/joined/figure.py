@@ -38,7 +38,7 @@ import numpy as np
 
 from ... import solver
 from ...props.access import armature_data, settings_of
-from ...solver.structure import REVOLUTE
+from ...solver.model.structure import REVOLUTE
 from ..blender.model_space import model_space
 from ..errors import RigError
 from ..loops.attach import ORIENTATION_SUFFIX

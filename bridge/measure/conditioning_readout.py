@@ -1,6 +1,6 @@
 """The Last Solve box's conditioning line: the solver's read-out, with bone names.
 
-The solver measures the conditioning of the pose a solve wrote (:mod:`solver.conditioning`:
+The solver measures the conditioning of the pose a solve wrote (:mod:`solver.analysis.conditioning`:
 ``kappa`` of the stacked, weighted constraint Jacobian over the coordinates the solve moves)
 and names the figure's coordinates that make up the weakest motion. Here each coordinate
 is the bone whose channels it drives (:class:`..rig.joints.SolvedBone`), so the line reads
@@ -21,7 +21,7 @@ from functools import cached_property
 import numpy as np
 
 from ... import solver
-from ...solver.conditioning import Conditioning, kappa_text, weakest_named
+from ...solver.analysis.conditioning import Conditioning, kappa_text, weakest_named
 from ..rig.joints import SolvedBone
 
 
@@ -99,7 +99,7 @@ class ConditioningReadout:
 
     @property
     def ill_conditioned(self) -> bool:
-        """The stacked ``kappa`` is above :data:`solver.conditioning.ILL_CONDITIONED`."""
+        """The stacked ``kappa`` is above :data:`solver.analysis.conditioning.ILL_CONDITIONED`."""
         return self.conditioning.ill_conditioned
 
     @cached_property

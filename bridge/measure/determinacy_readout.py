@@ -1,6 +1,6 @@
 """The Last Solve box's determinacy line: the solver's report, with bone names.
 
-The solver counts, at the pose a solve wrote (:mod:`solver.determinacy`), the degrees of
+The solver counts, at the pose a solve wrote (:mod:`solver.analysis.determinacy`), the degrees of
 freedom, the independent constraint equations and the state (under-, exactly or
 over-constrained), names the redundant or conflicting constraints and gives the free
 motions over the figure's coordinates. Here each coordinate is the bone whose channels it
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ... import solver
-from ...solver.determinacy import Determinacy
+from ...solver.analysis.determinacy import Determinacy
 from ..rig.joints import SolvedBone
 from .conditioning_readout import coordinate_bones, motion_bones
 

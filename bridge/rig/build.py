@@ -56,7 +56,7 @@ import numpy as np
 
 from ... import solver
 from ...props.access import armature_data
-from ...solver.scale import characteristic_length
+from ...solver.assembly.scale import characteristic_length
 from ..blender import channel_rotations
 from ..blender.model_space import model_space
 from ..errors import RigError
@@ -306,7 +306,7 @@ def build_rig(
 
 
 #: Restarts of a Solve and of each baked frame: the nudge off a saddle and the starts near the
-#: current (or previous frame's) pose (``solver.restarts``), never a jump anywhere within the
+#: current (or previous frame's) pose (``solver.search.restarts``), never a jump anywhere within the
 #: limits. A bounded count keeps a Solve on the pose's branch, a bake repeatable and on its
 #: branch, and a frame whose goal is out of reach cheap.
 RESTARTS = 2

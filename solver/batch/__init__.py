@@ -2,7 +2,7 @@
 
 B problems that share a figure and its constraints but differ in goal targets and starts
 are solved by damped least squares with every array carrying a leading batch axis:
-:mod:`.model` is the batched assembler over the same :class:`~solver.kinematics.Kinematics`
+:mod:`.model` is the batched assembler over the same :class:`~solver.model.kinematics.Kinematics`
 as a single solve, :mod:`.dls` the run, :mod:`.inputs` the targets and starts validated,
 :mod:`.solve` the restarts and results, :mod:`.result` the :class:`BatchResult`.
 """

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..linear import FEASIBILITY_TOLERANCE
 from ..methods.dls import DEFAULT_STEP_LIMIT, KT_TOLERANCE, MAX_HALVINGS
+from ..model.linear import FEASIBILITY_TOLERANCE
 from ..optimizer import Status
 from .model import BatchEvaluation, BatchModel
 

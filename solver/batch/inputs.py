@@ -9,7 +9,7 @@ import numpy as np
 
 from .._checks import float_array
 from ..errors import InvalidInputError
-from ..figure import Figure
+from ..model.figure import Figure
 from .model import BatchModel
 
 

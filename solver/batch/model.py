@@ -1,6 +1,6 @@
 """One problem structure evaluated for B problems at once: the batch's assembler.
 
-A :class:`BatchModel` is built from a :class:`~solver.problem.Problem` (the single solve's
+A :class:`BatchModel` is built from a :class:`~solver.assembly.problem.Problem` (the single solve's
 assembler: variables, rigidity scale, coupling, rows) and its :class:`ScaledProblem`
 (variables ``z = y / D``, objective ``G / L^2``), so both paths read the same variables and
 limits. What the single solve does goal by goal, here is two matrix products over the
@@ -24,13 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..constraint import Constraint
+from ..assembly.scale import ScaledProblem
 from ..errors import InvalidInputError
 from ..goals import OrientationGoal, PositionGoal, PositionOrientationGoal
 from ..goals.base import Part
-from ..kinematics import Kinematics
-from ..linear import LinearSystem
-from ..scale import ScaledProblem
+from ..model.constraint import Constraint
+from ..model.kinematics import Kinematics
+from ..model.linear import LinearSystem
 
 #: The goal kinds a batch solves (their residuals are linear in their parts).
 SUPPORTED_GOALS = (PositionGoal, OrientationGoal, PositionOrientationGoal)

@@ -3,9 +3,9 @@
 B problems share a figure and its constraints (the structure: which goals, effectors,
 weights, limits) and differ in their goals' targets and their starts. Every problem runs
 ``"dls"`` (:mod:`.dls`) from its start, all at once; a problem that misses a goal is
-restarted like a single solve (:mod:`solver.restarts`: the nudge after a Kuhn-Tucker
+restarted like a single solve (:mod:`solver.search.restarts`: the nudge after a Kuhn-Tucker
 stop, then the seeded starts, the agreement stop for a provably unreachable goal, the
-better of two answers by :func:`~solver.restarts.better`), and every problem that needs
+better of two answers by :func:`~solver.search.restarts.better`), and every problem that needs
 another start gets it in the next batch, so a problem solved from the same start with
 ``Solver(method="dls")`` and the same options meets its goals alike.
 """
@@ -18,16 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from ..constraint import Constraint, constraint_list
+from ..assembly.problem import Problem
+from ..assembly.scale import ScaledProblem, characteristic_length
 from ..errors import InvalidInputError
-from ..figure import Figure, coordinate_system
-from ..linear import FEASIBILITY_TOLERANCE, only_point
+from ..model.constraint import Constraint, constraint_list
+from ..model.figure import Figure, coordinate_system
+from ..model.linear import FEASIBILITY_TOLERANCE, only_point
 from ..optimizer import Outcome, Status
 from ..options import Options, given_options
-from ..problem import Problem
-from ..reach_bound import reach
-from ..restarts import Agreement, StartSampler, better
-from ..scale import ScaledProblem, characteristic_length
+from ..search.reach_bound import reach
+from ..search.restarts import Agreement, StartSampler, better
 from ..solve import RELATIVE_TOLERANCE
 from .dls import BatchDampedLeastSquares, BatchRun
 from .inputs import batch_size, starts_of, targets_of
@@ -48,7 +48,7 @@ _REFUSED = {
 
 
 class _Point:
-    """An answer's objective and verdict, as :func:`~solver.restarts.better` reads them."""
+    """An answer's objective and verdict, as :func:`~solver.search.restarts.better` reads them."""
 
     __slots__ = ("f", "g", "reached")
 
@@ -305,7 +305,7 @@ def _checked(options: Options) -> Options:
 
 def _out_of_reach(model: BatchModel, targets: np.ndarray) -> np.ndarray:
     """(B,) some weighted constraint's point is provably out of reach in that problem
-    (:func:`solver.reach_bound.out_of_reach`, for the batch's goals)."""
+    (:func:`solver.search.reach_bound.out_of_reach`, for the batch's goals)."""
     count = len(targets)
     out = np.zeros(count, dtype=bool)
     figure = model.problem.figure

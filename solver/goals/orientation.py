@@ -6,7 +6,7 @@ import numpy as np
 
 from .._checks import per_item
 from ..errors import InvalidInputError
-from ..rotations import pose_parts
+from ..model.rotations import pose_parts
 from .base import (
     Blocks,
     Goal,

@@ -7,7 +7,7 @@ import numpy as np
 
 from .._checks import real_number
 from ..errors import InvalidInputError
-from ..rotations import pose_parts
+from ..model.rotations import pose_parts
 from .base import (
     Blocks,
     Part,

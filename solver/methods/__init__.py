@@ -1,7 +1,7 @@
 """The solve methods behind ``Solver(method=...)``: one run from a start, same result.
 
 Every method minimises the same weighted objective ``G`` (eq. 25) of the same
-:class:`~solver.scale.ScaledProblem` from a feasible start and hands back an
+:class:`~solver.assembly.scale.ScaledProblem` from a feasible start and hands back an
 :class:`~solver.optimizer.Outcome`, so restarts, the status, the residuals and
 the result object are shared by all of them:
 
@@ -21,8 +21,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..assembly.scale import ScaledEvaluation, ScaledProblem
 from ..optimizer import Outcome, make_strategy, minimize
-from ..scale import ScaledEvaluation, ScaledProblem
 from .ccd import CyclicCoordinateDescent
 from .dls import damped_least_squares, pseudoinverse
 from .method import Callback, Method

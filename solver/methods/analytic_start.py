@@ -15,10 +15,10 @@ import math
 
 import numpy as np
 
-from ..linear import project
-from ..problem import Problem
-from ..restarts import CONTINUITY
-from ..scale import ScaledEvaluation, ScaledProblem
+from ..assembly.problem import Problem
+from ..assembly.scale import ScaledEvaluation, ScaledProblem
+from ..model.linear import project
+from ..search.restarts import CONTINUITY
 from .limb import Limb, find_limb, limb_candidates
 
 #: Swivels (radians) of a ball root's plane tried, with their mirror images, when neither
@@ -61,7 +61,7 @@ def _choose(
     ``G``. Otherwise every candidate is evaluated (six more planes where the limits
     moved one and none meets every goal), and among them and ``z`` itself the lowest
     ``G + CONTINUITY |z_c - z|^2`` wins (scaled units; the restarts' rule,
-    :data:`~solver.restarts.CONTINUITY`): a start near the goal already, as when
+    :data:`~solver.search.restarts.CONTINUITY`): a start near the goal already, as when
     tracking, or a candidate near it that the limits pulled short, is not traded for
     a far pose on the other side that reaches the goal (the optimiser goes on from
     the near one).

@@ -40,7 +40,7 @@ limits of 2.6 rad, aiming at an unreachable target, ended folded against two lim
 costs sweeps on large motions.
 
 Rigidity: a 1-D minimiser does not depend on the unit of its variable, so the
-problem's rescaling by ``1 - rigidity`` (:mod:`solver.problem`) changes only the
+problem's rescaling by ``1 - rigidity`` (:mod:`solver.assembly.problem`) changes only the
 bound on a move (a joint of rigidity ``r`` turns at most ``(1 - r) step_limit`` in a
 sweep). On top of it a variable of rigidity ``r`` moves ``1 - r`` of the way to its
 minimiser (under-relaxation; a free joint goes all the way, classic CCD), so a rigid
@@ -64,9 +64,9 @@ import time
 
 import numpy as np
 
-from ..linear import LinearSystem
-from ..scale import ScaledEvaluation, ScaledProblem
-from ..structure import REVOLUTE
+from ..assembly.scale import ScaledEvaluation, ScaledProblem
+from ..model.linear import LinearSystem
+from ..model.structure import REVOLUTE
 from .descent import Descent, Evaluate, Step
 from .options import MethodOptions
 from .transpose import DEFAULT_STEP_LIMIT

@@ -8,7 +8,7 @@ deadline, and reports which with an honest :class:`~solver.optimizer.Status`:
 - ``GOAL_REACHED``: every constraint within tolerance;
 - ``KUHN_TUCKER``: checked, not assumed: the projected gradient
   ``d = P(z - g) - z`` (``P`` the exact projection onto the rows,
-  :func:`solver.linear.project`) vanishes (:func:`kuhn_tucker`): ``-g`` lies in the
+  :func:`solver.model.linear.project`) vanishes (:func:`kuhn_tucker`): ``-g`` lies in the
   normal cone of the feasible set at ``z``;
 - ``NO_PROGRESS``: the step found no feasible point with a lower ``G``;
 - ``MAX_ITERATIONS``, ``TIME_LIMIT`` (the deadline is read before every iteration, and a
@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..linear import LinearSystem, project
+from ..assembly.scale import ScaledEvaluation, ScaledProblem
+from ..model.linear import LinearSystem, project
 from ..optimizer import Outcome, Status
-from ..scale import ScaledEvaluation, ScaledProblem
 from .jacobian_step import on_bound
 
 if TYPE_CHECKING:

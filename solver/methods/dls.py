@@ -28,7 +28,7 @@ in any variable (it only acts for a fixed ``lambda``, ``"pinv"``, or a step that
 the limits bend).
 
 **Rigidity** needs no code here: the problem's variables are ``y = q / (1 -
-rigidity)`` (:mod:`solver.problem`), so a joint's Jacobian column is already
+rigidity)`` (:mod:`solver.assembly.problem`), so a joint's Jacobian column is already
 multiplied by ``1 - rigidity``. The least-norm step of eq. 16 minimises
 ``sum (dq_i / (1 - rigidity_i))^2`` among the steps that do as well, so a more rigid
 joint moves less (column weights in Maciejewski's sense).
@@ -41,7 +41,7 @@ step pushes outwards keeps its value (its column is in effect removed and the
 step recomputed); one pulled inwards is free. This small quadratic programme is
 solved exactly: with ``w = S V^T dz`` (``S = diag(sqrt(sigma_i^2 + lambda^2))``) its
 objective is ``|w - w0|^2`` plus a constant, so ``w`` is the least-distance
-projection (:mod:`solver.projection`) of the unconstrained ``w0`` onto the rows
+projection (:mod:`solver.assembly.projection`) of the unconstrained ``w0`` onto the rows
 ``A V S^-1 w <= 0``. A step that crosses a row not on its bound is brought back by
 the exact projection of the trial point onto every row
 (:func:`~.jacobian_step.feasible_point`), so every iterate satisfies every row.
@@ -67,10 +67,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..linear import LinearSystem
+from ..assembly.projection import least_distance
+from ..assembly.scale import ScaledEvaluation, ScaledProblem
+from ..model.linear import LinearSystem
 from ..optimizer import Outcome, Status
-from ..projection import least_distance
-from ..scale import ScaledEvaluation, ScaledProblem
 from .jacobian_step import feasible_point, on_bound, task
 from .options import MethodOptions
 

@@ -1,6 +1,6 @@
 """What the Jacobian methods share: the linearised task and a step kept feasible.
 
-The weighted objective of a :class:`~solver.scale.ScaledProblem` is a sum of
+The weighted objective of a :class:`~solver.assembly.scale.ScaledProblem` is a sum of
 squares, ``G / L^2 = sum_i w_i |r_i|^2 / L^2``, so it is ``|e|^2`` for the
 stacked task error ``e`` with blocks ``-sqrt(w_i) r_i / L`` (m,). Its Jacobian in
 the scaled variables ``z`` (``y = D z``) stacks the blocks ``sqrt(w_i) J_i D / L``
@@ -16,8 +16,8 @@ import math
 
 import numpy as np
 
-from ..linear import FEASIBILITY_TOLERANCE, LinearSystem, project
-from ..scale import ScaledEvaluation, ScaledProblem
+from ..assembly.scale import ScaledEvaluation, ScaledProblem
+from ..model.linear import FEASIBILITY_TOLERANCE, LinearSystem, project
 
 
 def task(problem: ScaledProblem, evaluation: ScaledEvaluation) -> tuple[np.ndarray, np.ndarray]:
@@ -48,7 +48,7 @@ def on_bound(system: LinearSystem, z: np.ndarray) -> np.ndarray:
     """Indices of the rows of ``system`` that hold with equality at ``z`` (n,).
 
     Equality rows always; inequality rows whose slack is within
-    :data:`~solver.linear.FEASIBILITY_TOLERANCE` (the rows are unit).
+    :data:`~solver.model.linear.FEASIBILITY_TOLERANCE` (the rows are unit).
     """
     slack = system.b - system.A @ z
     return np.flatnonzero(system.equality | (slack <= FEASIBILITY_TOLERANCE))
@@ -57,7 +57,7 @@ def on_bound(system: LinearSystem, z: np.ndarray) -> np.ndarray:
 def feasible_point(problem: ScaledProblem, z: np.ndarray, step: np.ndarray) -> np.ndarray:
     """``z + step`` (n,) moved to the nearest point satisfying every row of ``problem``.
 
-    The exact Euclidean projection (:func:`solver.linear.project`); a point that
+    The exact Euclidean projection (:func:`solver.model.linear.project`); a point that
     satisfies every row is returned unchanged.
     """
     return project(problem.system, z + step, "the joint limits")

@@ -1,7 +1,7 @@
 """Revolute joint values from a wanted rotation: one hinge, or three revolutes (a ball).
 
 A segment's revolutes turn it by ``M(q) = R(a_1, q_1) R(a_2, q_2) ... R(a_k, q_k)``
-(:mod:`solver.figure`; ``R(a, q)`` is the rotation by ``q`` radians about the unit
+(:mod:`solver.model.figure`; ``R(a, q)`` is the rotation by ``q`` radians about the unit
 axis ``a``). Given a wanted ``M`` these functions return the joint values in closed form:
 
 - one axis: the angle whose rotation is nearest ``M`` (Frobenius norm); exact when
@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from ..kinematics import cross
+from ..model.kinematics import cross
 
 #: Cosine beyond which two of a ball's axes count as aligned (gimbal lock).
 GIMBAL = 1.0 - 1e-12

@@ -42,11 +42,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..constraint import Constraint
+from ..assembly.problem import Problem
 from ..goals import PositionGoal, PositionOrientationGoal
-from ..kinematics import cross
-from ..problem import Problem
-from ..structure import REVOLUTE
+from ..model.constraint import Constraint
+from ..model.kinematics import cross
+from ..model.structure import REVOLUTE
 from .joint_angles import (
     axis_rotation,
     ball_angles,

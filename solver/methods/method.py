@@ -7,8 +7,8 @@ from typing import Protocol
 
 import numpy as np
 
+from ..assembly.scale import ScaledEvaluation, ScaledProblem
 from ..optimizer import Outcome
-from ..scale import ScaledEvaluation, ScaledProblem
 
 #: Called as ``callback(z, G)`` at the start and after every iteration.
 Callback = Callable[[np.ndarray, float], None]

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..scale import ScaledEvaluation, ScaledProblem
+from ..assembly.scale import ScaledEvaluation, ScaledProblem
 from .dls import DampedLeastSquares, bounded_step, damped_step
 from .jacobian_step import task
 from .options import MethodOptions

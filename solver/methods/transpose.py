@@ -1,6 +1,6 @@
 """``"jt"``: the Jacobian transpose method, ``dz = s J^T e`` (seed 004), kept feasible.
 
-One iteration, in the scaled variables ``z`` of :class:`~solver.scale.ScaledProblem`:
+One iteration, in the scaled variables ``z`` of :class:`~solver.assembly.scale.ScaledProblem`:
 
 1. the stacked weighted task (:func:`~solver.methods.jacobian_step.task`): rows
    ``sqrt(w_i) J_i``, errors ``sqrt(w_i) r_i`` of every constraint, so that
@@ -24,7 +24,7 @@ One iteration, in the scaled variables ``z`` of :class:`~solver.scale.ScaledProb
    until ``G`` decreases (at most :data:`MAX_HALVINGS` times).
 
 Rigidity needs nothing more: the problem's variables are the coordinates divided
-by ``1 - rigidity`` (:mod:`solver.problem`), so a rigid joint's Jacobian column,
+by ``1 - rigidity`` (:mod:`solver.assembly.problem`), so a rigid joint's Jacobian column,
 and with it its step, is scaled down by ``(1 - rigidity)^2`` in joint units.
 
 The method converges linearly (slowly on long or nearly straight chains: seed
@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..scale import ScaledEvaluation, ScaledProblem
+from ..assembly.scale import ScaledEvaluation, ScaledProblem
 from .descent import Descent, Evaluate, Step
 from .jacobian_step import feasible_point, task
 from .options import MethodOptions

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import finite_vector, positive_number
-from ..kinematics import cross
+from ..model.kinematics import cross
 from .joint_angles import axis_rotation
 
 #: Bone direction of the limb frame (both bones, limb straight).

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linear import LinearSystem
+from ..model.linear import LinearSystem
 
 #: ``|P a|^2`` below which a unit row counts as dependent on the active rows.
 DEPENDENT = 1e-8

@@ -39,10 +39,10 @@ from typing import Generic
 
 import numpy as np
 
-from ..line_search import powell_search
-from ..linear import LinearSystem
+from ..model.linear import LinearSystem
 from .active_set import DEPENDENT, ActiveSet
 from .hessian import HessianStrategy, add_row, drop_row, quasi_newton_update
+from .line_search import powell_search
 from .outcome import E, Outcome, Status
 
 #: A step lowering ``G`` by at most ``CREEP * (1 + G)`` makes no progress beyond round-off.

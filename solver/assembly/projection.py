@@ -28,7 +28,7 @@ VIOLATION_TOLERANCE = 1e-12
 
 #: Violation (relative to ``1 + |b_i|``, unit rows) within which a row that the active rows
 #: span counts as holding: feasibility is decided to this tolerance, not to round-off
-#: (``solver.linear.FEASIBILITY_TOLERANCE``).
+#: (``solver.model.linear.FEASIBILITY_TOLERANCE``).
 FEASIBLE_WITHIN = 1e-9
 
 #: ``|P n|^2 / |n|^2`` below which a violated row counts as spanned by the active ones

@@ -38,7 +38,7 @@ of the stacked Jacobian. Its null space, :attr:`Conditioning.null_space` (n_coor
 holds orthonormal coordinate directions that move no goal to first order: a script adds a
 secondary goal by stepping ``x + N @ c`` for any ``c`` (k,), e.g. ``c = N.T @ grad`` of its
 own objective, and the constraints change only to second order in ``|c|``. Joint limits
-are not part of it: project a step that leaves them (``solver.figure.project_feasible``).
+are not part of it: project a step that leaves them (``solver.model.figure.project_feasible``).
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import UnknownNameError
-from .goals.base import Blocks, Part
-from .problem import TermValue
+from ..assembly.problem import TermValue
+from ..errors import UnknownNameError
+from ..goals.base import Blocks, Part
 
 #: A singular value at or below this share of the largest counts as zero (rank decision).
 RANK_CUTOFF = 1e-8

@@ -6,7 +6,7 @@ along (prismatic) its ``axis``, given in the child's frame:
 
     T_child = T_parent @ Origin @ Motion(axis, q)
 
-which is exactly a :class:`~solver.figure.Figure` segment with the origin as its rest
+which is exactly a :class:`~solver.model.figure.Figure` segment with the origin as its rest
 transform and one joint. So the figure read here has one segment per link, named after the
 link (goals name links: ``EndEffector("panda_hand")``), and one joint per moving URDF joint,
 named after it (``result.values()["panda_joint4"]``):
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InvalidInputError
+from ..errors import InvalidInputError
 from .figure import Figure
 
 MOVING = ("revolute", "continuous", "prismatic")

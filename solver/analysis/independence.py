@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .figure import coordinate_system
-from .solve import Solver
+from ..model.figure import coordinate_system
+from ..solve import Solver
 
 
 def independent_groups(solver: Solver) -> list[tuple[int, ...]]:

@@ -10,7 +10,7 @@ projected onto the feasible set, and the sequence depends only on the seed.
 
 The search ends at the first answer that meets every goal, when the restarts or the time
 run out, or when the restarts keep agreeing (:class:`Agreement`): when some goal is out of
-reach whatever the pose (:func:`solver.reach_bound.out_of_reach`: a target farther from
+reach whatever the pose (:func:`solver.search.reach_bound.out_of_reach`: a target farther from
 the figure's root than its chain stretches), no restart can meet every goal and the search
 only refines the compromise; there :data:`AGREEING` restarts in a row that end at a
 Kuhn-Tucker point no better than the best answer so far (``G`` lower by less than
@@ -22,7 +22,7 @@ goal met from another start (a shoulder at its limit with the elbow bent the wro
 a 6-DOF arm's free local minimum), and on the bench's reachable targets such misses needed
 up to 27 restarts.
 
-Work happens in the optimiser's scaled variables (:class:`~solver.scale.ScaledProblem`),
+Work happens in the optimiser's scaled variables (:class:`~solver.assembly.scale.ScaledProblem`),
 where a radius means radians for revolute joints and multiples of the
 characteristic length for prismatic ones.
 """
@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .linear import project
-from .optimizer import Outcome, Status
-from .scale import ScaledProblem
+from ..assembly.scale import ScaledProblem
+from ..model.linear import project
+from ..optimizer import Outcome, Status
 
 #: Size (scaled units) of the nudge off the point where a run stopped.
 NUDGE = 1e-2

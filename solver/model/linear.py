@@ -2,9 +2,9 @@
 
 Joint limits, limits of grouped joints, user inequalities and equalities all
 become rows ``a . coords <= b`` or ``a . coords == b`` (:class:`LinearSystem`; a figure's
-own rows are :func:`solver.figure.coordinate_system`). A start outside the
+own rows are :func:`solver.model.figure.coordinate_system`). A start outside the
 feasible set is moved to the nearest feasible point (an exact Euclidean
-projection, :mod:`solver.projection`); an empty feasible set raises
+projection, :mod:`solver.assembly.projection`); an empty feasible set raises
 :class:`InfeasibleError`.
 """
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InfeasibleError
-from .projection import least_distance
+from ..assembly.projection import least_distance
+from ..errors import InfeasibleError
 
 #: Violation (in the rows' own units) tolerated as round-off.
 FEASIBILITY_TOLERANCE = 1e-9
@@ -77,7 +77,7 @@ class UnitRows:
 
 
 def project(system: LinearSystem, v: np.ndarray, what: str = "the joint limits") -> np.ndarray:
-    """Nearest point to ``v`` satisfying ``system`` (exact, see :mod:`solver.projection`).
+    """Nearest point to ``v`` satisfying ``system`` (exact, see :mod:`solver.assembly.projection`).
 
     A bound with lower == upper is an equality row and fixes its coordinate.
 

@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from ._checks import finite_vector, float_array, rotation_matrix
-from .errors import InvalidInputError
+from .._checks import finite_vector, float_array, rotation_matrix
+from ..errors import InvalidInputError
 
 
 def quaternion_matrix(quaternion: object, what: str = "quaternion") -> np.ndarray:

@@ -14,7 +14,7 @@ These are linear rows, so they are added to the scaled problem's rows for that s
 restarts' starts are projected onto them, and an answer they hold names them in its
 active set (labels ending in :data:`LABEL`), like a joint limit.
 
-In the scaled variables ``z`` (:class:`~solver.scale.ScaledProblem`) a coordinate is
+In the scaled variables ``z`` (:class:`~solver.assembly.scale.ScaledProblem`) a coordinate is
 ``coords_i = scale_i * unit_i * z_i`` (``scale = 1 - rigidity``, ``unit = L`` for a
 prismatic-only variable), so the bound on ``z_i`` is ``max_change / (scale_i * unit_i)``:
 the bound is on the coordinates' change, whatever their rigidity.
@@ -26,10 +26,10 @@ import copy
 
 import numpy as np
 
-from ._checks import float_array, positive_number
-from .errors import InvalidInputError
-from .figure import Figure
-from .linear import LinearSystem
+from .._checks import float_array, positive_number
+from ..errors import InvalidInputError
+from ..model.figure import Figure
+from ..model.linear import LinearSystem
 from .scale import ScaledProblem, sliding
 
 #: A bound for every coordinate, or (n_coords,) one per coordinate.

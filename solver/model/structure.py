@@ -1,4 +1,4 @@
-"""The records a :class:`~solver.figure.Figure` is made of: segments, joints, groups, rows."""
+"""The records a :class:`~solver.model.figure.Figure` is made of: segments, joints, groups, rows."""
 
 from dataclasses import dataclass, field
 
@@ -14,7 +14,7 @@ class Segment:
 
     With ``inherit_rotation`` False the segment's origin is still carried by its parent,
     but its orientation is not: ``rotation`` is then relative to the world frame (see
-    :mod:`solver.figure`).
+    :mod:`solver.model.figure`).
     """
 
     name: str

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .constraint import Constraint
-from .errors import InvalidInputError, UnknownNameError
-from .figure import Figure, coordinate_system
-from .goals.base import Blocks, Goal, Part, Report
-from .kinematics import Frames, Kinematics, index_or_slice, is_identity
-from .linear import LinearSystem, UnitRows
+from ..errors import InvalidInputError, UnknownNameError
+from ..goals.base import Blocks, Goal, Part, Report
+from ..model.constraint import Constraint
+from ..model.figure import Figure, coordinate_system
+from ..model.kinematics import Frames, Kinematics, index_or_slice, is_identity
+from ..model.linear import LinearSystem, UnitRows
 
 
 @dataclass

@@ -2,10 +2,10 @@
 
 Restarts look for a pose that meets every goal. When a goal is out of reach whatever the
 joint values, no restart can find one, and the search only refines a compromise; there it
-may stop once the restarts agree (:class:`solver.restarts.Agreement`). Anywhere else the
+may stop once the restarts agree (:class:`solver.search.restarts.Agreement`). Anywhere else the
 full search stays, since a goal that a run misses may be reachable from another start.
 
-The bound (see :mod:`solver.figure`): a segment's joints act after its rest offset, a
+The bound (see :mod:`solver.model.figure`): a segment's joints act after its rest offset, a
 revolute turns about the segment's origin and a prismatic joint moves it by at most
 ``max(|lower|, |upper|)`` along its axis. A point on segment ``s`` is therefore at most
 
@@ -23,10 +23,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .constraint import Constraint
-from .figure import Figure
-from .goals import Disjunction, PositionGoal, PositionOrientationGoal
-from .structure import PRISMATIC
+from ..goals import Disjunction, PositionGoal, PositionOrientationGoal
+from ..model.constraint import Constraint
+from ..model.figure import Figure
+from ..model.structure import PRISMATIC
 
 
 def reach(figure: Figure, segment: int, point: np.ndarray) -> tuple[np.ndarray, float]:

@@ -15,16 +15,16 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ._checks import (
+from .._checks import (
     finite_array,
     finite_vector,
     non_empty_name,
     non_negative_number,
     unit_vector,
 )
-from .errors import FrozenError, InvalidInputError
-from .goals.base import Goal, Part
-from .goals.orientation import check_independent
+from ..errors import FrozenError, InvalidInputError
+from ..goals.base import Goal, Part
+from ..goals.orientation import check_independent
 
 
 def _read_only(array: np.ndarray | None) -> np.ndarray | None:

@@ -20,11 +20,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .constraint import Constraint
-from .figure import Figure
-from .linear import LinearSystem
+from ..model.constraint import Constraint
+from ..model.figure import Figure
+from ..model.linear import LinearSystem
+from ..model.structure import PRISMATIC
 from .problem import Evaluation, Problem
-from .structure import PRISMATIC
 
 
 def _chain_length(figure: Figure, constraint: Constraint) -> float:

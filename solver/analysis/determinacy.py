@@ -1,8 +1,8 @@
 """Determinacy of a solved pose: degrees of freedom, independent equations, and whether the
 setup is under-, exactly or over-constrained, with the constraints and motions to blame.
 
-Counted on the stacked Jacobian of :mod:`solver.conditioning` (same columns, rows, weights
-and :data:`~solver.conditioning.RANK_CUTOFF`), at the pose a solve returns:
+Counted on the stacked Jacobian of :mod:`solver.analysis.conditioning` (same columns, rows, weights
+and :data:`~solver.analysis.conditioning.RANK_CUTOFF`), at the pose a solve returns:
 
 - ``dof``: coordinates the solve moves, less independent equality rows.
 - ``equations``: task rows of every constraint of weight > 0 (3 for a position goal, ...).
@@ -27,7 +27,7 @@ carry part of the miss (see :data:`CONFLICT_SHARE`), *redundant* otherwise.
 Free motions: a basis of the stacked Jacobian's null space (``Conditioning.null_space``)
 chosen so that each moves one pivot coordinate (the largest remaining entry, greedily) and
 none of the other pivots, normalised; each is named by its largest coordinates
-(:func:`~solver.conditioning.weakest_named`).
+(:func:`~solver.analysis.conditioning.weakest_named`).
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._checks import (
+from .._checks import (
     finite_vector,
     float_array,
     limit_pair,
@@ -44,7 +44,7 @@ from ._checks import (
     triple,
     unit_vector,
 )
-from .errors import InvalidInputError, UnknownNameError
+from ..errors import InvalidInputError, UnknownNameError
 from .kinematics import Kinematics
 from .linear import LinearSystem, project
 from .rotations import rest_rotation
@@ -79,7 +79,7 @@ class Figure:
         """Add a segment with its rest transform relative to ``parent``'s frame.
 
         The rest rotation is given by at most one of ``rotation``, ``quaternion``
-        and ``rpy`` (none: identity); see :mod:`solver.rotations` for conventions.
+        and ``rpy`` (none: identity); see :mod:`solver.model.rotations` for conventions.
 
         Args:
             name: unique segment name.
