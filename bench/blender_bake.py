@@ -30,6 +30,10 @@ Run as ``.venv/bin/python -m bench.blender_bake``. In one process:
    :data:`GENERATED_ROUNDS` rounds; with its profile. ``python -m bench.blender_bake rigify``
    runs this part alone and replaces only its section of the file.
 
+``python -m bench.blender_bake demo`` runs step 3 alone (the bakes of the demo, Reach's and
+Blender's, in rounds) with a profile of one Reach bake, and replaces only its section
+(``demo_bakes``) of the file.
+
 ``BLENDER_RESULTS.md`` gets the figures and pyinstrument profiles of the solves at frames and
 of a bake. ``make bench-blender`` runs it with one BLAS thread, as ``make bench``.
 """
@@ -332,6 +336,48 @@ def generated_rig_section() -> str:
     )
 
 
+def demo_bakes_section() -> str:
+    """Step 3 alone on the demo (Reach's bake and Blender's, in rounds), with a profile of
+    one Reach bake: the section's text."""
+    import bpy
+
+    from bench.profiling import profile
+    from bench.report import machine_line
+
+    rig = build_scene()
+    bpy.context.view_layer.objects.active = rig
+    rig.animation_data_create()
+    setup_builtin_ik(rig)
+    reach, blender, _every = bench_bakes(rig)
+    drive_with(rig, reach=True)
+    tree = profile(lambda: bpy.ops.reach.bake(mode="REPLACE"), threshold=0.02, percent=True)
+    report = last_report(rig)
+    wall_ratios = [r[0] / b[0] for r, b in zip(reach, blender, strict=True)]
+    cpu_ratios = [b[1] / r[1] for r, b in zip(reach, blender, strict=True)]
+
+    def rates(runs: Rates) -> str:
+        return (
+            f"median {1000.0 / statistics.median(r for r, _c in runs):5.2f} ms/frame wall, "
+            f"{statistics.median(c for _r, c in runs):5.2f} ms/frame CPU (best "
+            f"{1000.0 / max(r for r, _c in runs):5.2f} wall, {min(c for _r, c in runs):5.2f} CPU)"
+        )
+
+    return (
+        "## The demo's bakes alone (`python -m bench.blender_bake demo`)\n\n"
+        f"Machine: {machine_line()}; {time.strftime('%Y-%m-%d %H:%M')}.\n\n```\n"
+        f"Blender {bpy.app.version_string}; demo rig: {report.n_dof} DOF, "
+        f"{len(rig.reach_ik.constraints)} constraints, {FRAMES} frames; {RUNS} rounds\n"
+        f"reach.bake:          {rates(reach)}\n"
+        f"nla.bake (IK):       {rates(blender)}\n"
+        f"ratio Reach/Blender speed per round: wall "
+        f"{', '.join(f'{r:.2f}' for r in wall_ratios)} (median "
+        f"{statistics.median(wall_ratios):.2f}); CPU {', '.join(f'{r:.2f}' for r in cpu_ratios)}"
+        f" (median {statistics.median(cpu_ratios):.2f})\n"
+        f"last report: {report.text().splitlines()[0]}\n```\n\n"
+        f"Profile: one reach.bake of the demo\n\n```\n{tree.strip()}\n```"
+    )
+
+
 def main() -> None:
     """Run the measurements and print the figures (``rigify`` as the only argument: the
     generated rig's section alone)."""
@@ -343,6 +389,11 @@ def main() -> None:
         text = generated_rig_section()
         print(text)
         write_section(RESULTS, "generated_rig", text)
+        return
+    if sys.argv[1:] == ["demo"]:
+        text = demo_bakes_section()
+        print(text)
+        write_section(RESULTS, "demo_bakes", text)
         return
     rig = build_scene()
     bpy.context.view_layer.objects.active = rig
