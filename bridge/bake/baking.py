@@ -59,6 +59,7 @@ from ..solve.swing_refine import solve_refined
 from ..solve.unevaluated import FollowedTargets, check_armature
 from ..write import keys
 from ..write.saved_state import SceneState
+from .batched import BatchedFrames, why_sequential
 from .join import KeyedSpan
 from .mechanism import Mechanism
 from .report import BakeError, BakeReport, describe
@@ -165,6 +166,10 @@ class BakeJob(FrameSteps):
             None: the armature's *Method* setting, which the bake never changes.
         smooth: a smooth bake's largest joint change per frame (:mod:`.smooth`):
             degrees for rotations, scene units for locations; None: unbounded.
+        batched: solve the frames after the first in batches (:mod:`.batched`: damped least
+            squares, whatever the method) where the rig and the bake allow it
+            (:func:`.batched.why_sequential`; a ``method`` other than ``"dls"`` given for this
+            bake keeps it sequential); False: one frame after another, always.
 
     Raises:
         BakeError: the rig cannot be solved (the scene is left as it was).
@@ -175,7 +180,8 @@ class BakeJob(FrameSteps):
                  depsgraph: Depsgraph | None = None,
                  time_limit: float = TIME_LIMIT, target: str = "CURRENT",
                  bones: Collection[str] | None = None,
-                 method: str | None = None, smooth: float | None = None) -> None:  # fmt: skip
+                 method: str | None = None, smooth: float | None = None,
+                 batched: bool = True) -> None:  # fmt: skip
         try:
             self.frames = [int(f) for f in frames]
         except (TypeError, ValueError):
@@ -236,10 +242,18 @@ class BakeJob(FrameSteps):
             self.span = KeyedSpan.around(obj, self.channels, self.frames, target)
             tolerance = distance_tolerance(settings, self.rig.length)
             self.mechanism = Mechanism(self.rig, self.solver, tolerance, settings.angle_tolerance)
+            self.sequential = (
+                "not asked for"
+                if not batched or method not in (None, "dls")
+                else why_sequential(self.rig, smooth=smooth is not None,
+                                    joined=self.span is not None, driven=self.mechanism.active)
+            )  # fmt: skip
         except Exception as exc:
             self._fail(exc, f" stopped at frame {self.frames[0]}", self.frames[0])
         self.values = np.zeros((len(self.channels), len(self.frames)))
         self.rows: np.ndarray | None = None  # of self.channels in keys.flat_channels
+        self.batched: BatchedFrames | None = None  # reading targets for the batch (.batched)
+        self.method_name = self.solver.options.method_name
 
     def progress_text(self) -> str:
         """What the bake is doing, for a status bar: e.g. "solving frame 12 (12/120)"."""
@@ -270,6 +284,9 @@ class BakeJob(FrameSteps):
                 self._fail(exc, " failed while writing keys", None)
 
     def _solve(self, frame: int) -> None:
+        if self.batched is not None:
+            self._read(frame)
+            return
         rig = self.rig
         smooth = self.smooth is not None
         keyed = self.span is not None and self.span.starts(frame, self.index, smooth)
@@ -308,6 +325,39 @@ class BakeJob(FrameSteps):
             self.smooth.record(self.index, frame, start, result)
         self.starts.record(plain, result.x, self.index > 0 and result.success)
         self.mechanism.apply(frame, result)  # or the last closed pose, held (.mechanism)
+        self._record(frame, self.index, result)
+        if self.index == 0 and self.sequential is None and len(self.frames) > 1:
+            self.batched = BatchedFrames(rig, self.solver.options, len(self.frames))
+
+    def _read(self, frame: int) -> None:
+        """A frame of the batched path: its targets read; at the last frame, every frame
+        solved (:class:`.batched.BatchedFrames`). Inputs that change over the range other
+        than targets send the bake back to the sequential path from the second frame."""
+        assert self.batched is not None
+        rig = self.rig
+        self.scene.frame_set(frame)
+        rig.read_pose(solved_too=False)
+        rig.update_targets()
+        check_targets(rig)
+        if not self.batched.read(self.index):
+            self.batched = None
+            self.sequential = f"the rig's pose or transform changes at frame {frame}"
+            index = self.index
+            for self.index in range(1, index + 1):  # noqa: B020 (the steps it stands for)
+                self._solve(self.frames[self.index])
+            return
+        if self.index < len(self.frames) - 1:
+            return
+        results = self.batched.solve()
+        self.method_name = self.batched.options.method_name
+        for index, result in enumerate(results, start=1):
+            self.rig.apply(result)
+            self._record(self.frames[index], index, result)
+
+    def _record(self, frame: int, index: int, result: solver.IKResult) -> None:
+        """Frame ``frame`` (the ``index``-th) solved into the rig's pose as ``result``: its
+        channel values, residuals and counts noted."""
+        rig = self.rig
         channels = rig.channels(self.previous)
         self.previous = {name: bone.rotation for name, bone in channels.items()}
         if self.rows is None:  # the same layout every frame: same bones, same rotation modes
@@ -315,7 +365,7 @@ class BakeJob(FrameSteps):
         column = keys.flat_channels(channels)[self.rows]
         if not np.isfinite(column).all():
             raise RigError("the solve gave non-finite channel values")
-        self.values[:, self.index] = column
+        self.values[:, index] = column
         fold(self.modelled, result.residuals)
         if result.status == solver.Status.TIME_LIMIT or result.time >= self.time_limit:
             self.time_limited.append(frame)
@@ -390,7 +440,7 @@ class BakeJob(FrameSteps):
             n_keys=self.n_keys,
             n_channels=len(self.channels),
             n_dof=len(self.rig.figure.coordinate_names),
-            method=self.solver.options.method_name,
+            method=self.method_name,
             iterations=self.iterations + self.mechanism.iterations,
             solve_seconds=self.solve_seconds + self.mechanism.seconds,
             seconds=time.perf_counter() - self.clock,
@@ -432,7 +482,8 @@ def bake(obj: Object, settings: ReachSettings, frames: Sequence[int], mode: str 
          only_selected: bool = False, depsgraph: Depsgraph | None = None,
          time_limit: float = TIME_LIMIT, target: str = "CURRENT",
          bones: Collection[str] | None = None,
-         method: str | None = None, smooth: float | None = None) -> BakeReport:  # fmt: skip
+         method: str | None = None, smooth: float | None = None,
+         batched: bool = True) -> BakeReport:  # fmt: skip
     """Bake ``frames`` in one go; ``progress(done, total)`` is called after every step.
 
     Arguments as for :class:`BakeJob`. Any exception (from the bake or from ``progress``)
@@ -440,7 +491,7 @@ def bake(obj: Object, settings: ReachSettings, frames: Sequence[int], mode: str 
     """
     job = BakeJob(obj, settings, frames, mode, scene=scene, only_selected=only_selected,
                   depsgraph=depsgraph, time_limit=time_limit, target=target,
-                  bones=bones, method=method, smooth=smooth)  # fmt: skip
+                  bones=bones, method=method, smooth=smooth, batched=batched)  # fmt: skip
     try:
         while not job.done:
             job.step()

@@ -21,12 +21,14 @@ a linear constraint) is refused.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..constraint import Constraint
 from ..errors import InvalidInputError
+from ..figure import Figure, coordinate_system
 from ..goals import AimGoal, OrientationGoal, PositionGoal, PositionOrientationGoal
 from ..goals.base import Part
 from ..kinematics import Kinematics
@@ -146,6 +148,16 @@ def box_bounds(system: LinearSystem) -> tuple[np.ndarray, np.ndarray]:
         if equal or a < 0:
             lower[k] = max(lower[k], bound)
     return lower, upper
+
+
+def check_structure(figure: Figure, constraints: Sequence[Constraint]) -> None:
+    """Whether a batch solves ``constraints`` (the enabled ones) on ``figure``: nothing, or
+    :class:`InvalidInputError` naming what it refuses (a goal kind, a carried goal, linear
+    rows coupling several variables), before any problem is set up."""
+    for c in constraints:
+        if c.enabled:
+            _goal_kind(c)
+    box_bounds(coordinate_system(figure))
 
 
 class BatchModel:
@@ -303,4 +315,11 @@ class BatchModel:
         return BatchEvaluation(f, g, jacobian, error, distance, angle, reached)
 
 
-__all__ = ["SUPPORTED_GOALS", "BatchEvaluation", "BatchModel", "TargetSlot", "box_bounds"]
+__all__ = [
+    "SUPPORTED_GOALS",
+    "BatchEvaluation",
+    "BatchModel",
+    "TargetSlot",
+    "box_bounds",
+    "check_structure",
+]

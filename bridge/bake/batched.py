@@ -1,0 +1,162 @@
+"""A bake's frames solved as batches (issue 21): the fast path of :class:`.baking.BakeJob`.
+
+The sequential bake solves one frame after another, each from the previous frame's solution.
+Its cost is a few hundred small array operations per frame. :class:`BatchedFrames` solves
+the same frames by :func:`solver.batch` (damped least squares with a leading batch axis):
+
+1. The first frame is solved as in the sequential bake (from the rest pose, the bake's own
+   method). Its solution becomes the base every later frame's joints are measured from
+   (``LOCAL`` bones are relinearised around it, :mod:`..rig.pose`), so every frame shares
+   one figure.
+2. Every later frame only has its targets read (the scene stepped to it) into one table;
+   the figure's other inputs (unsolved bones, the armature's transform) must not change over
+   the range, else the bake goes back to the sequential path (:meth:`BatchedFrames.read`
+   says so).
+3. Anchors: every :data:`ANCHOR_EVERY`-th frame and the last, solved one after another, each
+   from the anchor before it: the sequential bake's continuity at a coarser step.
+4. In-betweens: started from the poses interpolated (linearly, in solver coordinates)
+   between their anchors, solved as one batch.
+5. A frame whose solution leaves its neighbours' branch (it moved from its interpolated start
+   by more than its anchors differ, plus :data:`BRANCH_MARGIN`), or that misses a goal its
+   start's neighbours reached, is solved again from the previous frame's solution, in order.
+
+Every step is a function of the shot (targets and first frame), so the bake stays
+deterministic. Which bakes take this path: :func:`why_sequential`.
+
+Pure numpy over the objects passed in; ``bpy`` only through :class:`~..rig.build.Rig`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ... import solver
+from ...solver.batch import BatchSolver, check_structure
+
+if TYPE_CHECKING:
+    from ..rig.build import Rig
+
+#: Every this many frames an anchor is solved from the anchor before it (step 3).
+ANCHOR_EVERY = 8
+#: Radians (or scene units) a frame may move from its interpolated start beyond the spread of
+#: its anchors before it counts as off its neighbours' branch (step 5).
+BRANCH_MARGIN = 0.1
+
+
+def why_sequential(rig: Rig, *, smooth: bool, joined: bool, driven: bool) -> str | None:
+    """Why a bake of ``rig`` takes the sequential path, or None: the batched path applies.
+
+    Args:
+        rig: the rig being baked.
+        smooth: a smooth bake (each frame's bound is around the previous frame's solution).
+        joined: a sub-range bake joining existing keys (frames start from the keys).
+        driven: a rig with Driven bones (sub-steps and held poses, :mod:`.mechanism`).
+    """
+    if smooth:
+        return "a smooth bake bounds each frame around the one before"
+    if joined:
+        return "the bake joins keys around its range"
+    if driven:
+        return "Driven bones are reached in sub-steps"
+    try:
+        check_structure(rig.figure, rig.constraints)
+    except solver.InvalidInputError as exc:
+        return str(exc)
+    return None
+
+
+def _still_inputs(rig: Rig) -> np.ndarray:
+    """What the figure reads besides the solved channels, flat: the armature's transform,
+    every unsolved figure bone's rotation and location, the solved bones' locations."""
+    pose = rig.pose
+    parts = [np.asarray(rig.obj.matrix_world, dtype=float).ravel()]
+    for name in rig.bones:
+        if name not in rig.solved:
+            parts.append(pose.rotation[name].ravel())
+        parts.append(pose.location[name])
+    return np.concatenate(parts)
+
+
+class BatchedFrames:
+    """The targets of a bake's frames, read one frame at a time, then solved at once.
+
+    Args:
+        rig: the rig (its first frame already solved, its pose holding that solution).
+        options: the bake's solver options (their method is replaced by ``"dls"``).
+        count: the number of frames of the bake.
+    """
+
+    def __init__(self, rig: Rig, options: solver.Options, count: int) -> None:
+        self.rig = rig
+        self.options = options.replace(method="dls")
+        self.count = count
+        self.inputs = _still_inputs(rig)
+        self.attributes = [
+            (c.name, part.attribute) for c in rig.constraints for part in c.goal.geometry_parts
+        ]
+        self.table = {key: np.zeros((count, 3)) for key in self.attributes}
+        self.read(0)
+        self.resolved: list[int] = []  # frames solved again from their neighbour (step 5)
+
+    def read(self, index: int) -> bool:
+        """Record the goals' targets (as the rig last read them) as frame ``index``'s; False
+        when the figure's other inputs differ from the first frame's (the sequential path)."""
+        for c in self.rig.constraints:
+            for part in c.goal.geometry_parts:
+                self.table[c.name, part.attribute][index] = getattr(c.goal, part.attribute)
+        return index == 0 or bool(np.array_equal(_still_inputs(self.rig), self.inputs))
+
+    def _targets(self, index: Sequence[int] | np.ndarray) -> dict[str, dict[str, np.ndarray]]:
+        out: dict[str, dict[str, np.ndarray]] = {}
+        for (name, attribute), values in self.table.items():
+            out.setdefault(name, {})[attribute] = values[index]
+        return out
+
+    def solve(self) -> list[solver.IKResult]:
+        """Every frame but the first, solved (steps 1 and 3-5 of the module): one result per
+        frame, in order, in coordinates around the first frame's pose (now the figure's)."""
+        rig = self.rig
+        for name in rig.solved:  # relinearise LOCAL bones around the first frame's pose
+            rig.pose.turn(name, rig.pose.rotation[name])
+        rig.push_rest()
+        first = rig.initial()
+        batch = BatchSolver(rig.figure, rig.constraints, self.options)
+        last = self.count - 1
+        anchors = [*range(ANCHOR_EVERY, last, ANCHOR_EVERY), last]
+        x = np.zeros((self.count, len(first)))
+        x[0] = first
+        results: dict[int, solver.IKResult] = {}
+        before = 0
+        for anchor in anchors:
+            done = batch.solve(self._targets([anchor]), x[before][None])
+            x[anchor] = done.x[0]
+            results[anchor] = done.result(0)
+            before = anchor
+        known = [0, *anchors]
+        between = np.array([i for i in range(1, self.count) if i not in results], dtype=int)
+        if len(between):
+            right = np.searchsorted(known, between)
+            a, b = np.array(known)[right - 1], np.array(known)[right]
+            w = ((between - a) / (b - a))[:, None]
+            starts = (1.0 - w) * x[a] + w * x[b]
+            done = batch.solve(self._targets(between), starts)
+            spread = np.abs(x[b] - x[a]).max(axis=1) + BRANCH_MARGIN
+            moved = np.abs(done.x - starts).max(axis=1)
+            for k, i in enumerate(between.tolist()):
+                x[i] = done.x[k]
+                results[i] = done.result(k)
+            for k, i in enumerate(between.tolist()):
+                neighbour = results.get(i - 1)  # None: the first frame
+                missed = not done.success[k] and (neighbour is None or neighbour.success)
+                if moved[k] > spread[k] or missed:
+                    again = batch.solve(self._targets([i]), x[i - 1][None])
+                    x[i] = again.x[0]
+                    results[i] = again.result(0)
+                    self.resolved.append(i)
+        return [results[i] for i in range(1, self.count)]
+
+
+__all__ = ["ANCHOR_EVERY", "BRANCH_MARGIN", "BatchedFrames", "why_sequential"]
