@@ -327,7 +327,7 @@ class BakeJob(FrameSteps):
         self.mechanism.apply(frame, result)  # or the last closed pose, held (.mechanism)
         self._record(frame, self.index, result)
         if self.index == 0 and self.sequential is None and len(self.frames) > 1:
-            self.batched = BatchedFrames(rig, self.solver.options, len(self.frames))
+            self.batched = BatchedFrames(rig, self.solver, len(self.frames))
 
     def _read(self, frame: int) -> None:
         """A frame of the batched path: its targets read; at the last frame, every frame
@@ -339,17 +339,18 @@ class BakeJob(FrameSteps):
         rig.read_pose(solved_too=False)
         rig.update_targets()
         check_targets(rig)
+        rig.check_aim()  # as the solve would refuse it (at the first frame's pose)
         if not self.batched.read(self.index):
             self.batched = None
             self.sequential = f"the rig's pose or transform changes at frame {frame}"
             index = self.index
-            for self.index in range(1, index + 1):  # noqa: B020 (the steps it stands for)
+            for self.index in range(1, index + 1):  # the steps read so far
                 self._solve(self.frames[self.index])
             return
         if self.index < len(self.frames) - 1:
             return
         results = self.batched.solve()
-        self.method_name = self.batched.options.method_name
+        self.method_name += f", in-between frames batched ({self.batched.options.method_name})"
         for index, result in enumerate(results, start=1):
             self.rig.apply(result)
             self._record(self.frames[index], index, result)

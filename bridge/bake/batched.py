@@ -12,13 +12,14 @@ the same frames by :func:`solver.batch` (damped least squares with a leading bat
    the figure's other inputs (unsolved bones, the armature's transform) must not change over
    the range, else the bake goes back to the sequential path (:meth:`BatchedFrames.read`
    says so).
-3. Anchors: every :data:`ANCHOR_EVERY`-th frame and the last, solved one after another, each
-   from the anchor before it: the sequential bake's continuity at a coarser step.
+3. Anchors: every :data:`ANCHOR_EVERY`-th frame and the last, solved one after another by the
+   bake's own solver (its method), each from the anchor before it: the sequential bake's
+   continuity at a coarser step.
 4. In-betweens: started from the poses interpolated (linearly, in solver coordinates)
-   between their anchors, solved as one batch.
+   between their anchors, solved as one batch (damped least squares).
 5. A frame whose solution leaves its neighbours' branch (it moved from its interpolated start
    by more than its anchors differ, plus :data:`BRANCH_MARGIN`), or that misses a goal its
-   start's neighbours reached, is solved again from the previous frame's solution, in order.
+   previous frame reached, is solved again from the previous frame's solution, in order.
 
 Every step is a function of the shot (targets and first frame), so the bake stays
 deterministic. Which bakes take this path: :func:`why_sequential`.
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from ..rig.build import Rig
 
 #: Every this many frames an anchor is solved from the anchor before it (step 3).
-ANCHOR_EVERY = 8
+ANCHOR_EVERY = 12
 #: Radians (or scene units) a frame may move from its interpolated start beyond the spread of
 #: its anchors before it counts as off its neighbours' branch (step 5).
 BRANCH_MARGIN = 0.1
@@ -85,13 +86,15 @@ class BatchedFrames:
 
     Args:
         rig: the rig (its first frame already solved, its pose holding that solution).
-        options: the bake's solver options (their method is replaced by ``"dls"``).
+        single: the bake's solver (its method; anchors and frames solved again use it); the
+            batch runs its options with the method ``"dls"``.
         count: the number of frames of the bake.
     """
 
-    def __init__(self, rig: Rig, options: solver.Options, count: int) -> None:
+    def __init__(self, rig: Rig, single: solver.Solver, count: int) -> None:
         self.rig = rig
-        self.options = options.replace(method="dls")
+        self.single = single
+        self.options = single.options.replace(method="dls")
         self.count = count
         self.inputs = _still_inputs(rig)
         self.attributes = [
@@ -108,6 +111,19 @@ class BatchedFrames:
             for part in c.goal.geometry_parts:
                 self.table[c.name, part.attribute][index] = getattr(c.goal, part.attribute)
         return index == 0 or bool(np.array_equal(_still_inputs(self.rig), self.inputs))
+
+    def _set_goals(self, index: int) -> None:
+        """Put frame ``index``'s targets into the goals (for a single solve)."""
+        goals = {c.name: c.goal for c in self.rig.constraints}
+        for (name, attribute), values in self.table.items():
+            setattr(goals[name], attribute, values[index])
+
+    def _single(self, index: int, start: np.ndarray) -> solver.IKResult:
+        """Frame ``index`` solved alone from ``start`` (n,) by the bake's own solver: an
+        anchor, or a frame solved again from its neighbour (a single solve of the bake's
+        method converges in fewer iterations than dls from a start frames away)."""
+        self._set_goals(index)
+        return self.single.solve(start)
 
     def _targets(self, index: Sequence[int] | np.ndarray) -> dict[str, dict[str, np.ndarray]]:
         out: dict[str, dict[str, np.ndarray]] = {}
@@ -131,9 +147,8 @@ class BatchedFrames:
         results: dict[int, solver.IKResult] = {}
         before = 0
         for anchor in anchors:
-            done = batch.solve(self._targets([anchor]), x[before][None])
-            x[anchor] = done.x[0]
-            results[anchor] = done.result(0)
+            results[anchor] = self._single(anchor, x[before])
+            x[anchor] = results[anchor].x
             before = anchor
         known = [0, *anchors]
         between = np.array([i for i in range(1, self.count) if i not in results], dtype=int)
@@ -152,10 +167,10 @@ class BatchedFrames:
                 neighbour = results.get(i - 1)  # None: the first frame
                 missed = not done.success[k] and (neighbour is None or neighbour.success)
                 if moved[k] > spread[k] or missed:
-                    again = batch.solve(self._targets([i]), x[i - 1][None])
-                    x[i] = again.x[0]
-                    results[i] = again.result(0)
+                    results[i] = self._single(i, x[i - 1])
+                    x[i] = results[i].x
                     self.resolved.append(i)
+        self._set_goals(last)  # as a sequential bake leaves them
         return [results[i] for i in range(1, self.count)]
 
 
