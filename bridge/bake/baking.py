@@ -59,6 +59,7 @@ from ..solve.swing_refine import solve_refined
 from ..solve.unevaluated import FollowedTargets, check_armature
 from ..write import keys
 from ..write.saved_state import SceneState
+from . import bulk_channels
 from .batched import BatchedFrames, why_sequential
 from .join import KeyedSpan
 from .mechanism import Mechanism
@@ -339,7 +340,6 @@ class BakeJob(FrameSteps):
         rig.read_pose(solved_too=False)
         rig.update_targets()
         check_targets(rig)
-        rig.check_aim()  # as the solve would refuse it (at the first frame's pose)
         if not self.batched.read(self.index):
             self.batched = None
             self.sequential = f"the rig's pose or transform changes at frame {frame}"
@@ -351,9 +351,18 @@ class BakeJob(FrameSteps):
             return
         results = self.batched.solve()
         self.method_name += f", in-between frames batched ({self.batched.options.method_name})"
+        if not bulk_channels.covers(rig) or self.rows is None or self.previous is None:
+            for index, result in enumerate(results, start=1):
+                rig.apply(result)
+                self._record(self.frames[index], index, result)
+            return
+        joint_values = np.array([result.joint_values for result in results])
+        names = results[0].joint_names
+        block = bulk_channels.frame_channels(rig, joint_values, names, self.previous)
+        self.values[:, 1:] = self._finite(block[:, self.rows].T)
+        rig.apply(results[-1])  # the pose a sequential bake ends on
         for index, result in enumerate(results, start=1):
-            self.rig.apply(result)
-            self._record(self.frames[index], index, result)
+            self._note(self.frames[index], result)
 
     def _record(self, frame: int, index: int, result: solver.IKResult) -> None:
         """Frame ``frame`` (the ``index``-th) solved into the rig's pose as ``result``: its
@@ -363,10 +372,18 @@ class BakeJob(FrameSteps):
         self.previous = {name: bone.rotation for name, bone in channels.items()}
         if self.rows is None:  # the same layout every frame: same bones, same rotation modes
             self.rows = keys.channel_rows(channels, self.channels)
-        column = keys.flat_channels(channels)[self.rows]
-        if not np.isfinite(column).all():
+        self.values[:, index] = self._finite(keys.flat_channels(channels)[self.rows])
+        self._note(frame, result)
+
+    @staticmethod
+    def _finite(values: np.ndarray) -> np.ndarray:
+        """``values``, checked: RigError when some is not finite."""
+        if not np.isfinite(values).all():
             raise RigError("the solve gave non-finite channel values")
-        self.values[:, index] = column
+        return values
+
+    def _note(self, frame: int, result: solver.IKResult) -> None:
+        """Frame ``frame``'s ``result`` counted: its modelled residuals, its time, iterations."""
         fold(self.modelled, result.residuals)
         if result.status == solver.Status.TIME_LIMIT or result.time >= self.time_limit:
             self.time_limited.append(frame)

@@ -30,7 +30,7 @@ Pure numpy over the objects passed in; ``bpy`` only through :class:`~..rig.build
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -45,6 +45,9 @@ ANCHOR_EVERY = 12
 #: Radians (or scene units) a frame may move from its interpolated start beyond the spread of
 #: its anchors before it counts as off its neighbours' branch (step 5).
 BRANCH_MARGIN = 0.1
+#: Scene units: an aim target this close to its end-effector's point is checked by
+#: :meth:`Rig.check_aim` (which refuses it within the same distance).
+AIM_CHECK = 1e-6
 
 
 def why_sequential(rig: Rig, *, smooth: bool, joined: bool, driven: bool) -> str | None:
@@ -67,6 +70,28 @@ def why_sequential(rig: Rig, *, smooth: bool, joined: bool, driven: bool) -> str
     except solver.InvalidInputError as exc:
         return str(exc)
     return None
+
+
+def _aim_points(rig: Rig) -> list[tuple[solver.AimGoal, np.ndarray]]:
+    """Each aim goal with its end-effector's point (3,) at the rig's pose: what
+    :meth:`Rig.check_aim` compares its target with, the same at every frame of a batched
+    bake's reading (neither the figure nor the pose changes meanwhile)."""
+    aims = [
+        (spec, binding)
+        for spec in rig.specs
+        for binding in spec.bindings
+        if isinstance(binding.goal, solver.AimGoal)
+    ]
+    if not aims:
+        return []
+    figure = rig.figure
+    frames = figure.kinematics.forward(figure.coupling @ rig.initial())
+    out = []
+    for spec, binding in aims:
+        s = figure.segment_index(spec.effector_segment)
+        point = frames.rotations[s] @ spec.point + frames.origins[s]
+        out.append((cast(solver.AimGoal, binding.goal), point))
+    return out
 
 
 def _still_inputs(rig: Rig) -> np.ndarray:
@@ -101,12 +126,20 @@ class BatchedFrames:
             (c.name, part.attribute) for c in rig.constraints for part in c.goal.geometry_parts
         ]
         self.table = {key: np.zeros((count, 3)) for key in self.attributes}
+        self.aims = _aim_points(rig)
         self.read(0)
         self.resolved: list[int] = []  # frames solved again from their neighbour (step 5)
 
     def read(self, index: int) -> bool:
         """Record the goals' targets (as the rig last read them) as frame ``index``'s; False
-        when the figure's other inputs differ from the first frame's (the sequential path)."""
+        when the figure's other inputs differ from the first frame's (the sequential path).
+
+        Raises:
+            RigError: an aim target on its end-effector (as the solve would refuse it).
+        """
+        for goal, point in self.aims:  # the check of Rig.check_aim, its pose read once
+            if np.linalg.norm(goal.point - point) <= AIM_CHECK:
+                self.rig.check_aim()
         for c in self.rig.constraints:
             for part in c.goal.geometry_parts:
                 self.table[c.name, part.attribute][index] = getattr(c.goal, part.attribute)
