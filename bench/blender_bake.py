@@ -41,6 +41,7 @@ of a bake. ``make bench-blender`` runs it with one BLAS thread, as ``make bench`
 from __future__ import annotations
 
 import importlib
+import os
 import statistics
 import sys
 import time
@@ -89,14 +90,15 @@ def _tip_errors(rig: object) -> tuple[float, float]:
     return worst_distance, worst_angle
 
 
-def _reach_bake() -> tuple[float, float]:
+def _reach_bake(batched: bool = True) -> tuple[float, float]:
     """Frames per second of one ``reach.bake`` over the demo range and its CPU milliseconds
-    per frame (the whole process: Blender's threads count)."""
+    per frame (the whole process: Blender's threads count); ``batched`` False: one frame
+    after another (the bake before issue 21)."""
     import bpy
 
     bpy.context.scene.frame_set(1)
     start, start_cpu = time.perf_counter(), time.process_time()
-    assert bpy.ops.reach.bake(mode="REPLACE") == {"FINISHED"}
+    assert bpy.ops.reach.bake(mode="REPLACE", batched=batched) == {"FINISHED"}
     cpu = 1000.0 * (time.process_time() - start_cpu) / FRAMES
     return FRAMES / (time.perf_counter() - start), cpu
 
@@ -337,8 +339,8 @@ def generated_rig_section() -> str:
 
 
 def demo_bakes_section() -> str:
-    """Step 3 alone on the demo (Reach's bake and Blender's, in rounds), with a profile of
-    one Reach bake: the section's text."""
+    """Step 3 alone on the demo, in rounds of three bakes (Reach's batched, Reach's one frame
+    after another, Blender's), with a profile of one Reach bake each way: the section's text."""
     import bpy
 
     from bench.profiling import profile
@@ -348,10 +350,24 @@ def demo_bakes_section() -> str:
     bpy.context.view_layer.objects.active = rig
     rig.animation_data_create()
     setup_builtin_ik(rig)
-    reach, blender, _every = bench_bakes(rig)
+    reach, blender, sequential = [], [], []
+    for _ in range(RUNS):
+        drive_with(rig, reach=True)
+        reach.append(_reach_bake())
+        drive_with(rig, reach=True)
+        sequential.append(_reach_bake(batched=False))
+        drive_with(rig, reach=False)
+        blender.append(_blender_bake(rig))
     drive_with(rig, reach=True)
-    tree = profile(lambda: bpy.ops.reach.bake(mode="REPLACE"), threshold=0.02, percent=True)
+    trees = {
+        batched: profile(
+            lambda b=batched: bpy.ops.reach.bake(mode="REPLACE", batched=b),
+            threshold=0.02, percent=True,
+        )
+        for batched in (False, True)
+    }  # fmt: skip
     report = last_report(rig)
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     wall_ratios = [r[0] / b[0] for r, b in zip(reach, blender, strict=True)]
     cpu_ratios = [b[1] / r[1] for r, b in zip(reach, blender, strict=True)]
 
@@ -368,13 +384,16 @@ def demo_bakes_section() -> str:
         f"Blender {bpy.app.version_string}; demo rig: {report.n_dof} DOF, "
         f"{len(rig.reach_ik.constraints)} constraints, {FRAMES} frames; {RUNS} rounds\n"
         f"reach.bake:          {rates(reach)}\n"
+        f"  batched=False:     {rates(sequential)}\n"
         f"nla.bake (IK):       {rates(blender)}\n"
         f"ratio Reach/Blender speed per round: wall "
         f"{', '.join(f'{r:.2f}' for r in wall_ratios)} (median "
         f"{statistics.median(wall_ratios):.2f}); CPU {', '.join(f'{r:.2f}' for r in cpu_ratios)}"
         f" (median {statistics.median(cpu_ratios):.2f})\n"
-        f"last report: {report.text().splitlines()[0]}\n```\n\n"
-        f"Profile: one reach.bake of the demo\n\n```\n{tree.strip()}\n```"
+        f"last report: {report.text().splitlines()[0]}\nload average at the end: {load}\n```\n\n"
+        f"Profile: one reach.bake of the demo, one frame after another (batched=False)\n\n"
+        f"```\n{trees[False].strip()}\n```\n\n"
+        f"Profile: one reach.bake of the demo, batched\n\n```\n{trees[True].strip()}\n```"
     )
 
 

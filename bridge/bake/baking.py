@@ -61,6 +61,7 @@ from ..write import keys
 from ..write.saved_state import SceneState
 from . import bulk_channels
 from .batched import BatchedFrames, why_sequential
+from .bulk_measure import BulkMeasure, covers
 from .join import KeyedSpan
 from .mechanism import Mechanism
 from .report import BakeError, BakeReport, describe
@@ -254,7 +255,8 @@ class BakeJob(FrameSteps):
         self.values = np.zeros((len(self.channels), len(self.frames)))
         self.rows: np.ndarray | None = None  # of self.channels in keys.flat_channels
         self.batched: BatchedFrames | None = None  # reading targets for the batch (.batched)
-        self.method_name = self.solver.options.method_name
+        self.bulk: BulkMeasure | None = None  # the batched path's measuring (._write)
+        self.batched_method = ""  # the batch's method once the batched path solved
 
     def progress_text(self) -> str:
         """What the bake is doing, for a status bar: e.g. "solving frame 12 (12/120)"."""
@@ -327,6 +329,8 @@ class BakeJob(FrameSteps):
         self.starts.record(plain, result.x, self.index > 0 and result.success)
         self.mechanism.apply(frame, result)  # or the last closed pose, held (.mechanism)
         self._record(frame, self.index, result)
+        if self.index == 0 and not result.success and self.sequential is None:
+            self.sequential = "the first frame misses a goal"
         if self.index == 0 and self.sequential is None and len(self.frames) > 1:
             self.batched = BatchedFrames(rig, self.solver, len(self.frames))
 
@@ -349,8 +353,9 @@ class BakeJob(FrameSteps):
             return
         if self.index < len(self.frames) - 1:
             return
-        results = self.batched.solve()
-        self.method_name += f", in-between frames batched ({self.batched.options.method_name})"
+        assert self.last_result is not None, "the first frame was solved"
+        results = self.batched.solve(self.last_result)
+        self.batched_method = self.batched.options.method_name
         if not bulk_channels.covers(rig) or self.rows is None or self.previous is None:
             for index, result in enumerate(results, start=1):
                 rig.apply(result)
@@ -399,6 +404,8 @@ class BakeJob(FrameSteps):
             lambda: keys.write_keys(self.obj, data, (frames[0], frames[-1]), self.mode)
         )
         self.state.unmute()
+        if self.batched_method and self.depsgraph is not None and covers(self.rig):
+            self.bulk = BulkMeasure(self.rig, len(self.frames))  # same numbers, read in bulk
         paths = [(p, i) for p, i, _group in self.channels]
         self.overrides = overrides(self.rig, paths)
         note = self.target.note(paths)
@@ -409,6 +416,12 @@ class BakeJob(FrameSteps):
         assert self.depsgraph is not None, "measuring steps run only with a depsgraph"
         self.scene.frame_set(frame)
         tolerance = distance_tolerance(self.settings, self.rig.length)
+        if self.bulk is not None:
+            index = self.index - len(self.frames)
+            self.bulk.read(index, self.depsgraph)
+            if index == len(self.frames) - 1:
+                self.bulk.fold(self.measured, tolerance, self.settings.angle_tolerance)
+            return
         residuals = measure(self.rig, self.depsgraph, tolerance, self.settings.angle_tolerance)
         fold(self.measured, residuals)
         if self.smooth is not None:
@@ -458,7 +471,8 @@ class BakeJob(FrameSteps):
             n_keys=self.n_keys,
             n_channels=len(self.channels),
             n_dof=len(self.rig.figure.coordinate_names),
-            method=self.method_name,
+            method=self.solver.options.method_name,
+            batched=self.batched_method,
             iterations=self.iterations + self.mechanism.iterations,
             solve_seconds=self.solve_seconds + self.mechanism.seconds,
             seconds=time.perf_counter() - self.clock,

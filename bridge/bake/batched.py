@@ -18,8 +18,11 @@ the same frames by :func:`solver.batch` (damped least squares with a leading bat
 4. In-betweens: started from the poses interpolated (linearly, in solver coordinates)
    between their anchors, solved as one batch (damped least squares).
 5. A frame whose solution leaves its neighbours' branch (it moved from its interpolated start
-   by more than its anchors differ, plus :data:`BRANCH_MARGIN`), or that misses a goal its
-   previous frame reached, is solved again from the previous frame's solution, in order.
+   by more than its anchors differ, plus :data:`BRANCH_MARGIN`), or that misses a goal within
+   :data:`BATCH_ITERATIONS` (the batch does not restart), is solved again by the bake's solver
+   from the previous frame's solution, in order: where a goal is out of reach, the bake's
+   method decides the compromise as one frame after another (damped least squares' can give up
+   other goals that the bake's method keeps).
 
 Every step is a function of the shot (targets and first frame), so the bake stays
 deterministic. Which bakes take this path: :func:`why_sequential`.
@@ -45,6 +48,10 @@ ANCHOR_EVERY = 12
 #: Radians (or scene units) a frame may move from its interpolated start beyond the spread of
 #: its anchors before it counts as off its neighbours' branch (step 5).
 BRANCH_MARGIN = 0.1
+#: Iterations a frame gets in the batch (no restarts there): a frame still short of a goal
+#: after them is solved again by the bake's own solver (step 5), which restarts as a
+#: sequential bake does.
+BATCH_ITERATIONS = 40
 #: Scene units: an aim target this close to its end-effector's point is checked by
 #: :meth:`Rig.check_aim` (which refuses it within the same distance).
 AIM_CHECK = 1e-6
@@ -119,7 +126,11 @@ class BatchedFrames:
     def __init__(self, rig: Rig, single: solver.Solver, count: int) -> None:
         self.rig = rig
         self.single = single
-        self.options = single.options.replace(method="dls")
+        self.options = single.options.replace(
+            method="dls",
+            restarts=0,
+            max_iterations=min(single.options.max_iterations, BATCH_ITERATIONS),
+        )
         self.count = count
         self.inputs = _still_inputs(rig)
         self.attributes = [
@@ -164,9 +175,10 @@ class BatchedFrames:
             out.setdefault(name, {})[attribute] = values[index]
         return out
 
-    def solve(self) -> list[solver.IKResult]:
-        """Every frame but the first, solved (steps 1 and 3-5 of the module): one result per
-        frame, in order, in coordinates around the first frame's pose (now the figure's)."""
+    def solve(self, first_result: solver.IKResult) -> list[solver.IKResult]:
+        """Every frame but the first (whose result is ``first_result``), solved (steps 1 and
+        3-5 of the module): one result per frame, in order, in coordinates around the first
+        frame's pose (now the figure's)."""
         rig = self.rig
         for name in rig.solved:  # relinearise LOCAL bones around the first frame's pose
             rig.pose.turn(name, rig.pose.rotation[name])
@@ -177,14 +189,14 @@ class BatchedFrames:
         anchors = [*range(ANCHOR_EVERY, last, ANCHOR_EVERY), last]
         x = np.zeros((self.count, len(first)))
         x[0] = first
-        results: dict[int, solver.IKResult] = {}
+        results: dict[int, solver.IKResult] = {0: first_result}
         before = 0
         for anchor in anchors:
             results[anchor] = self._single(anchor, x[before])
             x[anchor] = results[anchor].x
             before = anchor
         known = [0, *anchors]
-        between = np.array([i for i in range(1, self.count) if i not in results], dtype=int)
+        between = np.array([i for i in range(self.count) if i not in results], dtype=int)
         if len(between):
             right = np.searchsorted(known, between)
             a, b = np.array(known)[right - 1], np.array(known)[right]
@@ -197,9 +209,7 @@ class BatchedFrames:
                 x[i] = done.x[k]
                 results[i] = done.result(k)
             for k, i in enumerate(between.tolist()):
-                neighbour = results.get(i - 1)  # None: the first frame
-                missed = not done.success[k] and (neighbour is None or neighbour.success)
-                if moved[k] > spread[k] or missed:
+                if moved[k] > spread[k] or not results[i].success:
                     results[i] = self._single(i, x[i - 1])
                     x[i] = results[i].x
                     self.resolved.append(i)

@@ -66,6 +66,8 @@ class BakeReport:
             unreached, and not counted by :attr:`satisfied`).
         mechanism: a rig with Driven bones: the sub-steps taken and the frames whose loop
             could not close (:mod:`.mechanism`); None for any other rig.
+        batched: the method of the frames solved in batches (:mod:`.batched`: ``"dls"``), or
+            "" when every frame was solved one after another by :attr:`method`.
     """
 
     frames: tuple[int, ...]
@@ -89,6 +91,7 @@ class BakeReport:
     conditioning: ConditioningReadout | None = field(default=None, repr=False)
     ignored: tuple[str, ...] = ()
     mechanism: MechanismSummary | None = None
+    batched: str = ""
 
     @property
     def satisfied(self) -> bool:
@@ -129,6 +132,7 @@ class BakeReport:
         head = (
             f"Reach: baked {n} frames ({self.frames[0]}..{self.frames[-1]}) of "
             f"{len(self.constraints)} constraints, {self.n_dof} DOF, {method_text(self.method)}"
+            f"{f'in-between frames batched ({self.batched}), ' if self.batched else ''}"
             f"{self.n_channels} channels, "
             f"{self.n_keys} keys in {self.seconds:.2f} s "
             f"({n / max(self.seconds, 1e-9):.0f} frames/s); worst residuals ({how}):"

@@ -300,6 +300,8 @@ def test_failure_while_measuring_restores_everything(
     bake = importlib.import_module(f"{extension.__name__}.bridge.bake.baking")
     error = ReferenceError("StructRNA of type Object has been removed")
     monkeypatch.setattr(bake, "measure", failing_on_call(bake.measure, 4, error))
+    bulk = bake.BulkMeasure  # the batched path's measuring (a bake into a new strip takes it)
+    monkeypatch.setattr(bulk, "read", failing_on_call(bulk.read, 4, error))
     with pytest.raises(RuntimeError, match="frame 4, nothing written: ReferenceError"):
         bpy.ops.reach.bake(target=target)
     _assert_unchanged(obj, before, ik)
