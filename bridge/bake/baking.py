@@ -47,6 +47,7 @@ import numpy as np
 from ... import solver
 from ..blender import busy_armatures, channel_rotations
 from ..errors import RigError
+from ..measure.bulk import BulkMeasure, covers
 from ..measure.conditioning_readout import ConditioningReadout
 from ..measure.diagnose import explain
 from ..measure.playback_overrides import builtin_ik, overrides, played_over
@@ -61,7 +62,6 @@ from ..write import keys
 from ..write.saved_state import SceneState
 from . import bulk_channels
 from .batched import BatchedFrames, why_sequential
-from .bulk_measure import BulkMeasure, covers
 from .join import KeyedSpan
 from .mechanism import Mechanism
 from .report import BakeError, BakeReport, describe
@@ -420,7 +420,7 @@ class BakeJob(FrameSteps):
             index = self.index - len(self.frames)
             self.bulk.read(index, self.depsgraph)
             if index == len(self.frames) - 1:
-                self.bulk.fold(self.measured, tolerance, self.settings.angle_tolerance)
+                self.measured.update(self.bulk.worst(tolerance, self.settings.angle_tolerance))
             return
         residuals = measure(self.rig, self.depsgraph, tolerance, self.settings.angle_tolerance)
         fold(self.measured, residuals)

@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 
 from examples.blender_demo import build_scene
-from tests.blender.bake_support import keyframes_of
+from tests.blender.bake_support import keyframes_of, modal_operator
 from tests.blender.conftest import run_op
 from tests.blender.reach_scenes import activate, add_constraint, add_empty, last_report, make_chain
-from tests.blender.test_bake_restore import _assert_unchanged, _snapshot
+from tests.blender.test_bake_restore import ESC, TIMER, _assert_unchanged, _snapshot
 
 FRAMES = 48
 
@@ -226,3 +226,22 @@ def test_a_goal_out_of_reach_gives_up_no_other_goal(clean_scene: bpy.types.Scene
         assert bool(report.batched) == batched
         missed = {name for name, (_d, _a, ok) in report.worst.items() if not ok}
         assert missed == {"Hand L"}, report.text()
+
+
+@pytest.mark.parametrize("steps", [10, FRAMES + 3])
+def test_esc_in_a_batched_modal_bake_restores_everything(
+    clean_scene: bpy.types.Scene, extension: ModuleType, steps: int
+) -> None:
+    """ESC while the batched path reads targets (10 steps), or once the batch has solved
+    and the keys are written (measuring): everything is put back."""
+    obj = _redundant_figure()
+    ik = obj.pose.bones["b2"].constraints.new("IK")
+    ik.target = bpy.data.objects["L"]
+    before = _snapshot(obj)
+    op, context = modal_operator(extension, obj)
+    assert op.invoke(context, None) == {"RUNNING_MODAL"}
+    for _ in range(steps):
+        assert op.modal(context, TIMER) == {"RUNNING_MODAL"}
+    assert op.modal(context, ESC) == {"CANCELLED"}
+    assert "nothing written" in op.reports[-1][1]
+    _assert_unchanged(obj, before, ik)

@@ -1,7 +1,7 @@
 """A bake's residuals on Blender's pose, read frame by frame and scored at once.
 
-The measuring steps of a bake (:class:`.baking.BakeJob`) play each frame back and score every
-constraint on Blender's evaluated pose (:func:`..measure.residuals.measure`): a few dozen
+The measuring steps of a bake (:class:`..bake.baking.BakeJob`) play each frame back and score
+every constraint on Blender's evaluated pose (:func:`.residuals.measure`): a few dozen
 small computations per constraint and frame. For a rig whose constraints each have one
 position or aim goal (the demo's kind), :class:`BulkMeasure` only *reads* at each frame what
 that scoring reads (the evaluated armature's world matrix, each effector bone's evaluated
@@ -9,7 +9,7 @@ matrix, each target's evaluated point, as :meth:`..rig.goals.GoalBinding.world_v
 it), then scores all frames at once with the same definitions: the distance of a position
 goal, the angle of an aim, a distance within the float32 resolution of the positions
 compared counting as met (:func:`..rig.size.float32_resolution`). Other goals are measured
-by :func:`..measure.residuals.measure` frame by frame (:func:`covers` says which).
+by :func:`.residuals.measure` frame by frame (:func:`covers` says which).
 
 ``bpy`` is used only through the objects passed in.
 """
@@ -22,7 +22,6 @@ import numpy as np
 
 from ... import solver
 from ..rig.size import FLOAT32_EPSILON, FLOAT32_ROUNDINGS
-from .worst import Worst
 
 if TYPE_CHECKING:
     from bpy.types import Depsgraph
@@ -70,10 +69,14 @@ class BulkMeasure:
             assert point is not None, "a position or aim goal has a point"
             self.targets[index, k] = point
 
-    def fold(self, worst: Worst, tolerance: float, angle_tolerance: float) -> None:
-        """Score every frame read and fold each constraint's worst into ``worst`` (as
-        :func:`.worst.fold` folds :func:`..measure.residuals.measure`'s residuals)."""
+    def worst(
+        self, tolerance: float, angle_tolerance: float
+    ) -> dict[str, tuple[float | None, float | None, bool]]:
+        """Score every frame read: per constraint, the worst distance (None for an aim), the
+        worst angle (None for a position) and whether every frame met it (as
+        :func:`..bake.worst.fold` folds :func:`.residuals.measure`'s residuals)."""
         rig = self.rig
+        worst: dict[str, tuple[float | None, float | None, bool]] = {}
         origin = np.abs(self.placement[:, :3, 3]).max(axis=1)
         for k, spec in enumerate(rig.specs):
             matrix = self.placement @ self.bones[:, k]  # (F, 4, 4)
@@ -99,19 +102,12 @@ class BulkMeasure:
                 resolution = FLOAT32_ROUNDINGS * FLOAT32_EPSILON * magnitude
                 angle = None
                 ok = distance <= np.maximum(tolerance, resolution)
-            old = worst.get(spec.name, (None, None, True))
             worst[spec.name] = (
-                _worst(old[0], distance),
-                _worst(old[1], angle),
-                old[2] and bool(ok.all()),
+                None if distance is None else float(distance.max()),
+                None if angle is None else float(angle.max()),
+                bool(ok.all()),
             )
-
-
-def _worst(old: float | None, values: np.ndarray | None) -> float | None:
-    if values is None:
-        return old
-    top = float(values.max())
-    return top if old is None else max(old, top)
+        return worst
 
 
 __all__ = ["BulkMeasure", "covers"]
