@@ -61,10 +61,10 @@ class BulkMeasure:
             RigError: a target was deleted or has a non-finite / zero-scale transform.
         """
         evaluated = self.rig.obj.evaluated_get(depsgraph)
-        self.placement[index] = evaluated.matrix_world
+        self.placement[index] = np.array(evaluated.matrix_world, dtype=float)
         bones = evaluated.pose.bones
         for k, spec in enumerate(self.rig.specs):
-            self.bones[index, k] = bones[spec.bone].matrix
+            self.bones[index, k] = np.array(bones[spec.bone].matrix, dtype=float)
             point = spec.bindings[0].world_values(depsgraph)["point"]
             assert point is not None, "a position or aim goal has a point"
             self.targets[index, k] = point
