@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.rigify_rig import CONTROL, STEPS, drag_to, generated_rig
-from bench.sections import write_section
+from bench.sections import marked_sections, write_section
 from examples.blender_demo import (
     FRAMES,
     _isolate_blender_home,
@@ -338,6 +338,21 @@ def generated_rig_section() -> str:
     )
 
 
+def frame_set_ms(rounds: int = 3) -> float:
+    """Median wall milliseconds of ``scene.frame_set`` per frame over the demo range, as the
+    scene is now (a floor of every bake that evaluates each frame)."""
+    import bpy
+
+    scene = bpy.context.scene
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for frame in range(1, FRAMES + 1):
+            scene.frame_set(frame)
+        times.append(1000.0 * (time.perf_counter() - start) / FRAMES)
+    return statistics.median(times)
+
+
 def demo_bakes_section() -> str:
     """Step 3 alone on the demo, in rounds of three bakes (Reach's batched, Reach's one frame
     after another, Blender's), with a profile of one Reach bake each way: the section's text."""
@@ -358,6 +373,10 @@ def demo_bakes_section() -> str:
         sequential.append(_reach_bake(batched=False))
         drive_with(rig, reach=False)
         blender.append(_blender_bake(rig))
+    drive_with(rig, reach=True)
+    unkeyed = frame_set_ms()  # the solving pass: only the targets animate
+    assert bpy.ops.reach.bake(mode="REPLACE") == {"FINISHED"}
+    keyed = frame_set_ms()  # the measuring pass: the 66 channels keyed
     drive_with(rig, reach=True)
     trees = {
         batched: profile(
@@ -390,6 +409,8 @@ def demo_bakes_section() -> str:
         f"{', '.join(f'{r:.2f}' for r in wall_ratios)} (median "
         f"{statistics.median(wall_ratios):.2f}); CPU {', '.join(f'{r:.2f}' for r in cpu_ratios)}"
         f" (median {statistics.median(cpu_ratios):.2f})\n"
+        f"scene.frame_set: {unkeyed:.2f} ms/frame with only the targets animated (a bake's "
+        f"solving pass), {keyed:.2f} ms/frame with Reach's keys (its measuring pass)\n"
         f"last report: {report.text().splitlines()[0]}\nload average at the end: {load}\n```\n\n"
         f"Profile: one reach.bake of the demo, one frame after another (batched=False)\n\n"
         f"```\n{trees[False].strip()}\n```\n\n"
@@ -463,10 +484,15 @@ def main() -> None:
     print("\n".join(lines))
     from bench.report import machine_line
 
+    kept = marked_sections(RESULTS)  # the sections other runs wrote (demo_bakes, ...)
     RESULTS.write_text(
         "# Blender bake benchmark (`make bench-blender`)\n\n"
         f"Machine: {machine_line()}; {time.strftime('%Y-%m-%d')}.\n\n"
-        "```\n" + "\n".join(lines) + "\n```\n\n" + profiles
+        "```\n"
+        + "\n".join(lines)
+        + "\n```\n\n"
+        + profiles
+        + "".join(f"\n{section}\n" for section in kept)
     )
     text = generated_rig_section()
     print(text)
