@@ -21,6 +21,14 @@ A rig with *Driven* bones (a mechanism) reaches a frame whose input jumped in su
 sub-frames, and holds the last closed pose on a frame whose loop cannot close
 (:mod:`.mechanism`); both are functions of the shot too.
 
+Batched frames (:mod:`.batched`, the default where the rig allows it): after the first frame
+only the targets of each frame are read; at the last solving step anchors every few frames are
+solved one after another and the frames between them at once, each started from the poses
+interpolated between its anchors, and the channel values of every frame are computed at once.
+The keys are a function of the shot as well (but not the keys the sequential path would write
+on a redundant rig: see docs/baking.md). The measuring steps of such a bake read each frame and
+score them all at the end (:mod:`..measure.bulk`).
+
 A sub-range bake is the exception: when the solved channels are keyed outside the baked range,
 the range must join those keys, so its first frame, and every frame the keys span, starts from
 the pose the existing keys give there (:mod:`.join`). Such a bake is a function of the shot
@@ -168,9 +176,10 @@ class BakeJob(FrameSteps):
             None: the armature's *Method* setting, which the bake never changes.
         smooth: a smooth bake's largest joint change per frame (:mod:`.smooth`):
             degrees for rotations, scene units for locations; None: unbounded.
-        batched: solve the frames after the first in batches (:mod:`.batched`: damped least
-            squares, whatever the method) where the rig and the bake allow it
-            (:func:`.batched.why_sequential`; a ``method`` other than ``"dls"`` given for this
+        batched: solve the frames after the first in batches where the rig and the bake
+            allow it (:mod:`.batched`: anchors every few frames by the bake's method, the
+            frames between them at once by damped least squares; see
+            :func:`.batched.why_sequential`; a ``method`` other than ``"dls"`` given for this
             bake keeps it sequential); False: one frame after another, always.
 
     Raises:

@@ -57,7 +57,8 @@ class BakeReport:
         reasons: per constraint the solve reached but playback misses, why (one line).
         time_limited: frames whose solve hit the per-frame time limit.
         time_limit: that limit, seconds.
-        method: the solve method of every frame (a :data:`solver.methods.METHODS` name).
+        method: the solve method of the frames solved one by one (a
+            :data:`solver.methods.METHODS` name): every frame, unless :attr:`batched`.
         smooth: a smooth bake's bound and the frames it held (:mod:`.smooth`); None
             for an unbounded bake.
         conditioning: the conditioning of the last baked frame's solved pose, computed
