@@ -30,6 +30,10 @@ Run as ``.venv/bin/python -m bench.blender_bake``. In one process:
    :data:`GENERATED_ROUNDS` rounds; with its profile. ``python -m bench.blender_bake rigify``
    runs this part alone and replaces only its section of the file.
 
+``python -m bench.blender_bake demo`` runs step 3 alone (the bakes of the demo, Reach's and
+Blender's, in rounds) with a profile of one Reach bake, and replaces only its section
+(``demo_bakes``) of the file.
+
 ``BLENDER_RESULTS.md`` gets the figures and pyinstrument profiles of the solves at frames and
 of a bake. ``make bench-blender`` runs it with one BLAS thread, as ``make bench``.
 """
@@ -37,6 +41,7 @@ of a bake. ``make bench-blender`` runs it with one BLAS thread, as ``make bench`
 from __future__ import annotations
 
 import importlib
+import os
 import statistics
 import sys
 import time
@@ -46,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.rigify_rig import CONTROL, STEPS, drag_to, generated_rig
-from bench.sections import write_section
+from bench.sections import marked_sections, write_section
 from examples.blender_demo import (
     FRAMES,
     _isolate_blender_home,
@@ -85,14 +90,15 @@ def _tip_errors(rig: object) -> tuple[float, float]:
     return worst_distance, worst_angle
 
 
-def _reach_bake() -> tuple[float, float]:
+def _reach_bake(batched: bool = True) -> tuple[float, float]:
     """Frames per second of one ``reach.bake`` over the demo range and its CPU milliseconds
-    per frame (the whole process: Blender's threads count)."""
+    per frame (the whole process: Blender's threads count); ``batched`` False: one frame
+    after another (the bake before issue 21)."""
     import bpy
 
     bpy.context.scene.frame_set(1)
     start, start_cpu = time.perf_counter(), time.process_time()
-    assert bpy.ops.reach.bake(mode="REPLACE") == {"FINISHED"}
+    assert bpy.ops.reach.bake(mode="REPLACE", batched=batched) == {"FINISHED"}
     cpu = 1000.0 * (time.process_time() - start_cpu) / FRAMES
     return FRAMES / (time.perf_counter() - start), cpu
 
@@ -332,6 +338,86 @@ def generated_rig_section() -> str:
     )
 
 
+def frame_set_ms(rounds: int = 3) -> float:
+    """Median wall milliseconds of ``scene.frame_set`` per frame over the demo range, as the
+    scene is now (a floor of every bake that evaluates each frame)."""
+    import bpy
+
+    scene = bpy.context.scene
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for frame in range(1, FRAMES + 1):
+            scene.frame_set(frame)
+        times.append(1000.0 * (time.perf_counter() - start) / FRAMES)
+    return statistics.median(times)
+
+
+def demo_bakes_section() -> str:
+    """Step 3 alone on the demo, in rounds of three bakes (Reach's batched, Reach's one frame
+    after another, Blender's), with a profile of one Reach bake each way: the section's text."""
+    import bpy
+
+    from bench.profiling import profile
+    from bench.report import machine_line
+
+    rig = build_scene()
+    bpy.context.view_layer.objects.active = rig
+    rig.animation_data_create()
+    setup_builtin_ik(rig)
+    reach, blender, sequential = [], [], []
+    for _ in range(RUNS):
+        drive_with(rig, reach=True)
+        reach.append(_reach_bake())
+        drive_with(rig, reach=True)
+        sequential.append(_reach_bake(batched=False))
+        drive_with(rig, reach=False)
+        blender.append(_blender_bake(rig))
+    drive_with(rig, reach=True)
+    unkeyed = frame_set_ms()  # the solving pass: only the targets animate
+    assert bpy.ops.reach.bake(mode="REPLACE") == {"FINISHED"}
+    keyed = frame_set_ms()  # the measuring pass: the 66 channels keyed
+    drive_with(rig, reach=True)
+    trees = {
+        batched: profile(
+            lambda b=batched: bpy.ops.reach.bake(mode="REPLACE", batched=b),
+            threshold=0.02, percent=True,
+        )
+        for batched in (False, True)
+    }  # fmt: skip
+    report = last_report(rig)
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    wall_ratios = [r[0] / b[0] for r, b in zip(reach, blender, strict=True)]
+    cpu_ratios = [b[1] / r[1] for r, b in zip(reach, blender, strict=True)]
+
+    def rates(runs: Rates) -> str:
+        return (
+            f"median {1000.0 / statistics.median(r for r, _c in runs):5.2f} ms/frame wall, "
+            f"{statistics.median(c for _r, c in runs):5.2f} ms/frame CPU (best "
+            f"{1000.0 / max(r for r, _c in runs):5.2f} wall, {min(c for _r, c in runs):5.2f} CPU)"
+        )
+
+    return (
+        "## The demo's bakes alone (`python -m bench.blender_bake demo`)\n\n"
+        f"Machine: {machine_line()}; {time.strftime('%Y-%m-%d %H:%M')}.\n\n```\n"
+        f"Blender {bpy.app.version_string}; demo rig: {report.n_dof} DOF, "
+        f"{len(rig.reach_ik.constraints)} constraints, {FRAMES} frames; {RUNS} rounds\n"
+        f"reach.bake:          {rates(reach)}\n"
+        f"  batched=False:     {rates(sequential)}\n"
+        f"nla.bake (IK):       {rates(blender)}\n"
+        f"ratio Reach/Blender speed per round: wall "
+        f"{', '.join(f'{r:.2f}' for r in wall_ratios)} (median "
+        f"{statistics.median(wall_ratios):.2f}); CPU {', '.join(f'{r:.2f}' for r in cpu_ratios)}"
+        f" (median {statistics.median(cpu_ratios):.2f})\n"
+        f"scene.frame_set: {unkeyed:.2f} ms/frame with only the targets animated (a bake's "
+        f"solving pass), {keyed:.2f} ms/frame with Reach's keys (its measuring pass)\n"
+        f"last report: {report.text().splitlines()[0]}\nload average at the end: {load}\n```\n\n"
+        f"Profile: one reach.bake of the demo, one frame after another (batched=False)\n\n"
+        f"```\n{trees[False].strip()}\n```\n\n"
+        f"Profile: one reach.bake of the demo, batched\n\n```\n{trees[True].strip()}\n```"
+    )
+
+
 def main() -> None:
     """Run the measurements and print the figures (``rigify`` as the only argument: the
     generated rig's section alone)."""
@@ -343,6 +429,11 @@ def main() -> None:
         text = generated_rig_section()
         print(text)
         write_section(RESULTS, "generated_rig", text)
+        return
+    if sys.argv[1:] == ["demo"]:
+        text = demo_bakes_section()
+        print(text)
+        write_section(RESULTS, "demo_bakes", text)
         return
     rig = build_scene()
     bpy.context.view_layer.objects.active = rig
@@ -393,10 +484,15 @@ def main() -> None:
     print("\n".join(lines))
     from bench.report import machine_line
 
+    kept = marked_sections(RESULTS)  # the sections other runs wrote (demo_bakes, ...)
     RESULTS.write_text(
         "# Blender bake benchmark (`make bench-blender`)\n\n"
         f"Machine: {machine_line()}; {time.strftime('%Y-%m-%d')}.\n\n"
-        "```\n" + "\n".join(lines) + "\n```\n\n" + profiles
+        "```\n"
+        + "\n".join(lines)
+        + "\n```\n\n"
+        + profiles
+        + "".join(f"\n{section}\n" for section in kept)
     )
     text = generated_rig_section()
     print(text)

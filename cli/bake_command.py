@@ -2,7 +2,9 @@
 the shot into a chunk file for ``reach_merge`` (docs/farm.md).
 
 Each armature is baked by :func:`..bridge.bake.baking.bake` (the Bake button's bake, with the
-armature's own Only Selected Bones and Smooth settings), then every frame is measured as
+armature's own Only Selected Bones and Smooth settings, one frame after another: a chunk must
+start as the unsplit bake of the shot does, which the batched path's anchors ahead of a frame
+would change, :mod:`..bridge.bake.batched`), then every frame is measured as
 Blender plays it back (:func:`..bridge.measure.over_frames.measure_frames`) for the report's
 worst residual and its frame. The file is saved only after every armature baked.
 """
@@ -44,7 +46,7 @@ def _bake(options: BakeOptions, report: CommandReport) -> None:
                                 depsgraph=depsgraph, target=options.target,
                                 bones=shot.bones_to_key(obj, settings), method=options.method,
                                 smooth=shot.smooth_bound(settings),
-                                time_limit=time_limit)  # fmt: skip
+                                time_limit=time_limit, batched=False)  # fmt: skip
             worst = measure_frames(obj, settings, scene, depsgraph, frames)
         report.armatures.append(ArmatureOutcome(obj.name, (frames[0], frames[-1]), worst, baked))
     report.saved = running.save(options.save, options.output)

@@ -124,6 +124,14 @@ class REACH_OT_bake(common.JoinsArmatures, ModalJob[AnyBakeJob], bpy.types.Opera
         min=0.001,
         soft_max=60.0,
     )
+    batched: BoolProperty(
+        name="Batched",
+        description="Solve the frames after the first in batches where the rig allows it "
+        "(faster; anchors every few frames by the bake's method, the frames between them at "
+        "once by damped least squares); off: one frame after another",
+        default=True,
+        options={"SKIP_SAVE"},
+    )
     all_selected: BoolProperty(
         name="All Selected Armatures",
         description=(
@@ -196,7 +204,7 @@ class REACH_OT_bake(common.JoinsArmatures, ModalJob[AnyBakeJob], bpy.types.Opera
                            depsgraph=context.evaluated_depsgraph_get(),
                            time_limit=self.time_limit, target=self.target,
                            bones=bones, method=self._method(),
-                           smooth=self._smooth(obj))  # fmt: skip
+                           smooth=self._smooth(obj), batched=self.batched)  # fmt: skip
         except Exception as exc:  # the job restored what it touched; no traceback for the user
             self.report({"ERROR"}, describe(exc))
             return None

@@ -11,6 +11,7 @@ from solver import (
     Figure,
     InvalidInputError,
     OrientationGoal,
+    PlaneGoal,
     PositionGoal,
     PositionOrientationGoal,
     Solver,
@@ -147,9 +148,9 @@ def test_bad_batch_input_is_named(targets, initial, named):
 
 def test_unsupported_goals_options_and_rows_are_refused_by_name():
     fig, tip = _arm()
-    aim = Constraint(EndEffector("hand", x=(1, 0, 0)), AimGoal((3, 0, 0)), name="look")
-    with pytest.raises(InvalidInputError, match=r"'look'.*AimGoal"):
-        BatchSolver(fig, [tip, aim], **OPTIONS).solve({"tip": np.eye(4)[None]})
+    floor = Constraint(EndEffector("hand"), PlaneGoal((0, 0, 0), (0, 0, 1)), name="floor")
+    with pytest.raises(InvalidInputError, match=r"'floor'.*PlaneGoal"):
+        BatchSolver(fig, [tip, floor], **OPTIONS).solve({"tip": np.eye(4)[None]})
     with pytest.raises(InvalidInputError, match="method"):
         BatchSolver(fig, [tip], method="bfgs")
     with pytest.raises(InvalidInputError, match="max_change"):
@@ -161,6 +162,38 @@ def test_unsupported_goals_options_and_rows_are_refused_by_name():
     carried = Constraint(EndEffector("hand"), PositionGoal((0, 0, 0), carrier="upper"), name="c")
     with pytest.raises(InvalidInputError, match=r"'c'.*carried by 'upper'"):
         BatchSolver(fig, [carried], **OPTIONS).solve(initial=np.zeros((2, 7)))
+
+
+def test_aims_beside_positions_as_single_dls_solves():
+    """An aim (a residual not linear in its parts, :mod:`solver.batch.aim`) on the hand and
+    a weighted position on the forearm: each problem as its single dls solve from the same
+    start, statuses and measured angles alike; the aim's target is no reach target (a far
+    one does not count as out of reach)."""
+    fig = spatial_arm(limit=2.0)
+    look = Constraint(EndEffector("hand", point=(0.5, 0, 0), x=(1, 0, 0)), AimGoal((3, 1, 0)),
+                      name="look")  # fmt: skip
+    elbow = Constraint(EndEffector("lower"), PositionGoal((1, 0, 0)), weight=0.5, name="elbow")
+    rng = np.random.default_rng(8)
+    count = 10
+    aims = rng.normal(0.0, 2.0, (count, 3))
+    aims[-1] = (40.0, 30.0, 0.0)  # far beyond the arm's reach, yet aimed at
+    points = rng.normal(0.0, 0.3, (count, 3)) + np.array([0.7, 0.3, 0.0])
+    points /= np.linalg.norm(points, axis=1, keepdims=True)  # the elbow's sphere
+    lower, upper = fig.coordinate_bounds()
+    starts = rng.uniform(lower, upper, (count, len(lower)))
+    batch = BatchSolver(fig, [look, elbow], **OPTIONS).solve(
+        {"look": {"point": aims}, "elbow": {"point": points}}, starts
+    )
+    for b in range(count):
+        look.goal.point, elbow.goal.point = aims[b], points[b]
+        single = Solver(fig, [look, elbow], **OPTIONS).solve(starts[b])
+        mine = batch[b]
+        assert (mine.status, mine.success, mine.restarts) == (
+            single.status, single.success, single.restarts,
+        ), b  # fmt: skip
+        assert np.allclose(mine.x, single.x, atol=1e-6), (b, mine.x - single.x)
+        assert mine.residuals[0].angle == pytest.approx(single.residuals[0].angle, abs=1e-6)
+    assert batch.success.sum() >= 8 and batch.success[-1]
 
 
 def test_pose_targets_follow_set_target():

@@ -37,7 +37,7 @@ def test_batched_kinematics_is_the_single_pass_row_by_row(case, seed):
         assert np.array_equal(columns[b], Kinematics.columns(single, vectors[b], carried))
 
 
-KINDS = ("position", "orientation", "position_orientation")
+KINDS = ("position", "orientation", "position_orientation", "aim")
 
 
 @settings(max_examples=30, deadline=None)
@@ -84,6 +84,12 @@ def test_a_batch_on_random_figures_holds_every_limit(case, kind, seed):
         if not np.isnan(batch.distance[b, 0]):
             gap = np.linalg.norm(point - targets["c"]["point"][b])
             assert abs(gap - batch.distance[b, 0]) <= 1e-9 * (1.0 + gap)
+        if kind == "aim":  # the aimed axis against the way to the target
+            axis = frame[:3, :3] @ effector.x
+            way = targets["c"]["point"][b] - point
+            cosine = axis @ way / (np.linalg.norm(axis) * np.linalg.norm(way))
+            angle = np.degrees(np.arccos(np.clip(cosine, -1.0, 1.0)))
+            assert abs(angle - batch.angle[b, 0]) <= 1e-5 + 1e-6 * angle
         result = batch[b]
         assert result.success == all(r.satisfied for r in result.residuals)
         assert result.success == (result.unmet == ())

@@ -21,6 +21,14 @@ A rig with *Driven* bones (a mechanism) reaches a frame whose input jumped in su
 sub-frames, and holds the last closed pose on a frame whose loop cannot close
 (:mod:`.mechanism`); both are functions of the shot too.
 
+Batched frames (:mod:`.batched`, the default where the rig allows it): after the first frame
+only the targets of each frame are read; at the last solving step anchors every few frames are
+solved one after another and the frames between them at once, each started from the poses
+interpolated between its anchors, and the channel values of every frame are computed at once.
+The keys are a function of the shot as well (but not the keys the sequential path would write
+on a redundant rig: see docs/baking.md). The measuring steps of such a bake read each frame and
+score them all at the end (:mod:`..measure.bulk`).
+
 A sub-range bake is the exception: when the solved channels are keyed outside the baked range,
 the range must join those keys, so its first frame, and every frame the keys span, starts from
 the pose the existing keys give there (:mod:`.join`). Such a bake is a function of the shot
@@ -47,6 +55,7 @@ import numpy as np
 from ... import solver
 from ..blender import busy_armatures, channel_rotations
 from ..errors import RigError
+from ..measure.bulk import BulkMeasure, covers
 from ..measure.conditioning_readout import ConditioningReadout
 from ..measure.diagnose import explain
 from ..measure.playback_overrides import builtin_ik, overrides, played_over
@@ -59,6 +68,8 @@ from ..solve.swing_refine import solve_refined
 from ..solve.unevaluated import FollowedTargets, check_armature
 from ..write import keys
 from ..write.saved_state import SceneState
+from . import bulk_channels
+from .batched import BatchedFrames, why_sequential
 from .join import KeyedSpan
 from .mechanism import Mechanism
 from .report import BakeError, BakeReport, describe
@@ -165,6 +176,11 @@ class BakeJob(FrameSteps):
             None: the armature's *Method* setting, which the bake never changes.
         smooth: a smooth bake's largest joint change per frame (:mod:`.smooth`):
             degrees for rotations, scene units for locations; None: unbounded.
+        batched: solve the frames after the first in batches where the rig and the bake
+            allow it (:mod:`.batched`: anchors every few frames by the bake's method, the
+            frames between them at once by damped least squares; see
+            :func:`.batched.why_sequential`; a ``method`` other than ``"dls"`` given for this
+            bake keeps it sequential); False: one frame after another, always.
 
     Raises:
         BakeError: the rig cannot be solved (the scene is left as it was).
@@ -175,7 +191,8 @@ class BakeJob(FrameSteps):
                  depsgraph: Depsgraph | None = None,
                  time_limit: float = TIME_LIMIT, target: str = "CURRENT",
                  bones: Collection[str] | None = None,
-                 method: str | None = None, smooth: float | None = None) -> None:  # fmt: skip
+                 method: str | None = None, smooth: float | None = None,
+                 batched: bool = True) -> None:  # fmt: skip
         try:
             self.frames = [int(f) for f in frames]
         except (TypeError, ValueError):
@@ -236,10 +253,19 @@ class BakeJob(FrameSteps):
             self.span = KeyedSpan.around(obj, self.channels, self.frames, target)
             tolerance = distance_tolerance(settings, self.rig.length)
             self.mechanism = Mechanism(self.rig, self.solver, tolerance, settings.angle_tolerance)
+            self.sequential = (
+                "not asked for"
+                if not batched or method not in (None, "dls")
+                else why_sequential(self.rig, smooth=smooth is not None,
+                                    joined=self.span is not None, driven=self.mechanism.active)
+            )  # fmt: skip
         except Exception as exc:
             self._fail(exc, f" stopped at frame {self.frames[0]}", self.frames[0])
         self.values = np.zeros((len(self.channels), len(self.frames)))
         self.rows: np.ndarray | None = None  # of self.channels in keys.flat_channels
+        self.batched: BatchedFrames | None = None  # reading targets for the batch (.batched)
+        self.bulk: BulkMeasure | None = None  # the batched path's measuring (._write)
+        self.batched_method = ""  # the batch's method once the batched path solved
 
     def progress_text(self) -> str:
         """What the bake is doing, for a status bar: e.g. "solving frame 12 (12/120)"."""
@@ -270,6 +296,9 @@ class BakeJob(FrameSteps):
                 self._fail(exc, " failed while writing keys", None)
 
     def _solve(self, frame: int) -> None:
+        if self.batched is not None:
+            self._read(frame)
+            return
         rig = self.rig
         smooth = self.smooth is not None
         keyed = self.span is not None and self.span.starts(frame, self.index, smooth)
@@ -308,14 +337,67 @@ class BakeJob(FrameSteps):
             self.smooth.record(self.index, frame, start, result)
         self.starts.record(plain, result.x, self.index > 0 and result.success)
         self.mechanism.apply(frame, result)  # or the last closed pose, held (.mechanism)
+        self._record(frame, self.index, result)
+        if self.index == 0 and not result.success and self.sequential is None:
+            self.sequential = "the first frame misses a goal"
+        if self.index == 0 and self.sequential is None and len(self.frames) > 1:
+            self.batched = BatchedFrames(rig, self.solver, len(self.frames))
+
+    def _read(self, frame: int) -> None:
+        """A frame of the batched path: its targets read; at the last frame, every frame
+        solved (:class:`.batched.BatchedFrames`). Inputs that change over the range other
+        than targets send the bake back to the sequential path from the second frame."""
+        assert self.batched is not None
+        rig = self.rig
+        self.scene.frame_set(frame)
+        rig.read_pose(solved_too=False)
+        rig.update_targets()
+        check_targets(rig)
+        if not self.batched.read(self.index):
+            self.batched = None
+            self.sequential = f"the rig's pose or transform changes at frame {frame}"
+            index = self.index
+            for self.index in range(1, index + 1):  # the steps read so far
+                self._solve(self.frames[self.index])
+            return
+        if self.index < len(self.frames) - 1:
+            return
+        assert self.last_result is not None, "the first frame was solved"
+        results = self.batched.solve(self.last_result)
+        self.batched_method = self.batched.options.method_name
+        if not bulk_channels.covers(rig) or self.rows is None or self.previous is None:
+            for index, result in enumerate(results, start=1):
+                rig.apply(result)
+                self._record(self.frames[index], index, result)
+            return
+        joint_values = np.array([result.joint_values for result in results])
+        names = results[0].joint_names
+        block = bulk_channels.frame_channels(rig, joint_values, names, self.previous)
+        self.values[:, 1:] = self._finite(block[:, self.rows].T)
+        rig.apply(results[-1])  # the pose a sequential bake ends on
+        for index, result in enumerate(results, start=1):
+            self._note(self.frames[index], result)
+
+    def _record(self, frame: int, index: int, result: solver.IKResult) -> None:
+        """Frame ``frame`` (the ``index``-th) solved into the rig's pose as ``result``: its
+        channel values, residuals and counts noted."""
+        rig = self.rig
         channels = rig.channels(self.previous)
         self.previous = {name: bone.rotation for name, bone in channels.items()}
         if self.rows is None:  # the same layout every frame: same bones, same rotation modes
             self.rows = keys.channel_rows(channels, self.channels)
-        column = keys.flat_channels(channels)[self.rows]
-        if not np.isfinite(column).all():
+        self.values[:, index] = self._finite(keys.flat_channels(channels)[self.rows])
+        self._note(frame, result)
+
+    @staticmethod
+    def _finite(values: np.ndarray) -> np.ndarray:
+        """``values``, checked: RigError when some is not finite."""
+        if not np.isfinite(values).all():
             raise RigError("the solve gave non-finite channel values")
-        self.values[:, self.index] = column
+        return values
+
+    def _note(self, frame: int, result: solver.IKResult) -> None:
+        """Frame ``frame``'s ``result`` counted: its modelled residuals, its time, iterations."""
         fold(self.modelled, result.residuals)
         if result.status == solver.Status.TIME_LIMIT or result.time >= self.time_limit:
             self.time_limited.append(frame)
@@ -331,6 +413,8 @@ class BakeJob(FrameSteps):
             lambda: keys.write_keys(self.obj, data, (frames[0], frames[-1]), self.mode)
         )
         self.state.unmute()
+        if self.batched_method and self.depsgraph is not None and covers(self.rig):
+            self.bulk = BulkMeasure(self.rig, len(self.frames))  # same numbers, read in bulk
         paths = [(p, i) for p, i, _group in self.channels]
         self.overrides = overrides(self.rig, paths)
         note = self.target.note(paths)
@@ -341,6 +425,12 @@ class BakeJob(FrameSteps):
         assert self.depsgraph is not None, "measuring steps run only with a depsgraph"
         self.scene.frame_set(frame)
         tolerance = distance_tolerance(self.settings, self.rig.length)
+        if self.bulk is not None:
+            index = self.index - len(self.frames)
+            self.bulk.read(index, self.depsgraph)
+            if index == len(self.frames) - 1:
+                self.measured.update(self.bulk.worst(tolerance, self.settings.angle_tolerance))
+            return
         residuals = measure(self.rig, self.depsgraph, tolerance, self.settings.angle_tolerance)
         fold(self.measured, residuals)
         if self.smooth is not None:
@@ -391,6 +481,7 @@ class BakeJob(FrameSteps):
             n_channels=len(self.channels),
             n_dof=len(self.rig.figure.coordinate_names),
             method=self.solver.options.method_name,
+            batched=self.batched_method,
             iterations=self.iterations + self.mechanism.iterations,
             solve_seconds=self.solve_seconds + self.mechanism.seconds,
             seconds=time.perf_counter() - self.clock,
@@ -432,7 +523,8 @@ def bake(obj: Object, settings: ReachSettings, frames: Sequence[int], mode: str 
          only_selected: bool = False, depsgraph: Depsgraph | None = None,
          time_limit: float = TIME_LIMIT, target: str = "CURRENT",
          bones: Collection[str] | None = None,
-         method: str | None = None, smooth: float | None = None) -> BakeReport:  # fmt: skip
+         method: str | None = None, smooth: float | None = None,
+         batched: bool = True) -> BakeReport:  # fmt: skip
     """Bake ``frames`` in one go; ``progress(done, total)`` is called after every step.
 
     Arguments as for :class:`BakeJob`. Any exception (from the bake or from ``progress``)
@@ -440,7 +532,7 @@ def bake(obj: Object, settings: ReachSettings, frames: Sequence[int], mode: str 
     """
     job = BakeJob(obj, settings, frames, mode, scene=scene, only_selected=only_selected,
                   depsgraph=depsgraph, time_limit=time_limit, target=target,
-                  bones=bones, method=method, smooth=smooth)  # fmt: skip
+                  bones=bones, method=method, smooth=smooth, batched=batched)  # fmt: skip
     try:
         while not job.done:
             job.step()

@@ -138,9 +138,11 @@ def bake_chunk(obj: Object, settings: ReachSettings, frames: tuple[int, int],
     """
     solved = solve_range(frames, shot, lead_in)
     keys.clear_solved_keys(obj, settings, (float(shot[0]), float(shot[1])))
+    # One frame after another, as the unsplit bake of the shot (cli.bake_command).
     report = bake(obj, settings, solved, "REPLACE", scene=scene, depsgraph=depsgraph,
                   bones=bones, method=method, smooth=smooth,
-                  time_limit=TIME_LIMIT if time_limit is None else time_limit)  # fmt: skip
+                  time_limit=TIME_LIMIT if time_limit is None else time_limit,
+                  batched=False)  # fmt: skip
     channels = _keyed_channels(obj, report, bones, settings)
     values = np.array([values_at(fcurve, (solved[0], frames[1])) for _key, fcurve in channels])
     worst = measure_frames(obj, settings, scene, depsgraph, range(frames[0], frames[1] + 1))

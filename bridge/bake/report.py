@@ -57,7 +57,8 @@ class BakeReport:
         reasons: per constraint the solve reached but playback misses, why (one line).
         time_limited: frames whose solve hit the per-frame time limit.
         time_limit: that limit, seconds.
-        method: the solve method of every frame (a :data:`solver.methods.METHODS` name).
+        method: the solve method of the frames solved one by one (a
+            :data:`solver.methods.METHODS` name): every frame, unless :attr:`batched`.
         smooth: a smooth bake's bound and the frames it held (:mod:`.smooth`); None
             for an unbounded bake.
         conditioning: the conditioning of the last baked frame's solved pose, computed
@@ -66,6 +67,8 @@ class BakeReport:
             unreached, and not counted by :attr:`satisfied`).
         mechanism: a rig with Driven bones: the sub-steps taken and the frames whose loop
             could not close (:mod:`.mechanism`); None for any other rig.
+        batched: the method of the frames solved in batches (:mod:`.batched`: ``"dls"``), or
+            "" when every frame was solved one after another by :attr:`method`.
     """
 
     frames: tuple[int, ...]
@@ -89,6 +92,7 @@ class BakeReport:
     conditioning: ConditioningReadout | None = field(default=None, repr=False)
     ignored: tuple[str, ...] = ()
     mechanism: MechanismSummary | None = None
+    batched: str = ""
 
     @property
     def satisfied(self) -> bool:
@@ -129,6 +133,7 @@ class BakeReport:
         head = (
             f"Reach: baked {n} frames ({self.frames[0]}..{self.frames[-1]}) of "
             f"{len(self.constraints)} constraints, {self.n_dof} DOF, {method_text(self.method)}"
+            f"{f'in-between frames batched ({self.batched}), ' if self.batched else ''}"
             f"{self.n_channels} channels, "
             f"{self.n_keys} keys in {self.seconds:.2f} s "
             f"({n / max(self.seconds, 1e-9):.0f} frames/s); worst residuals ({how}):"

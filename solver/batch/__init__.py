@@ -7,8 +7,15 @@ as a single solve, :mod:`.dls` the run, :mod:`.inputs` the targets and starts va
 :mod:`.solve` the restarts and results, :mod:`.result` the :class:`BatchResult`.
 """
 
-from .model import SUPPORTED_GOALS, BatchModel
+from .model import SUPPORTED_GOALS, BatchModel, check_structure
 from .result import BatchResult
 from .solve import BatchSolver, solve_batch
 
-__all__ = ["SUPPORTED_GOALS", "BatchModel", "BatchResult", "BatchSolver", "solve_batch"]
+__all__ = [
+    "SUPPORTED_GOALS",
+    "BatchModel",
+    "BatchResult",
+    "BatchSolver",
+    "check_structure",
+    "solve_batch",
+]

@@ -13,27 +13,32 @@ blocks (``r = sum_k B_k part_k``, the blocks being the goal's own, from
 ``sqrt(w_i)`` and scaled by ``-1 / L`` (``D / L`` on the columns).
 
 Supported goals: :class:`PositionGoal`, :class:`OrientationGoal` and
-:class:`PositionOrientationGoal` fixed in the world (no ``carrier``). Limits: bounds on
+:class:`PositionOrientationGoal` fixed in the world (no ``carrier``), and :class:`AimGoal`,
+whose rows are not linear and are written apart (:mod:`.aim`). Limits: bounds on
 single coordinates (joint limits); a row coupling several variables (a bounded joint group,
 a linear constraint) is refused.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..assembly.scale import ScaledProblem
 from ..errors import InvalidInputError
-from ..goals import OrientationGoal, PositionGoal, PositionOrientationGoal
+from ..goals import AimGoal, OrientationGoal, PositionGoal, PositionOrientationGoal
 from ..goals.base import Part
 from ..model.constraint import Constraint
+from ..model.figure import Figure, coordinate_system
 from ..model.kinematics import Kinematics
 from ..model.linear import LinearSystem
+from .aim import AimRow, AimRows
 
-#: The goal kinds a batch solves (their residuals are linear in their parts).
-SUPPORTED_GOALS = (PositionGoal, OrientationGoal, PositionOrientationGoal)
+#: The goal kinds a batch solves (their residuals are linear in their parts, but the aim's:
+#: :mod:`.aim`).
+SUPPORTED_GOALS = (PositionGoal, OrientationGoal, PositionOrientationGoal, AimGoal)
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,16 @@ def box_bounds(system: LinearSystem) -> tuple[np.ndarray, np.ndarray]:
     return lower, upper
 
 
+def check_structure(figure: Figure, constraints: Sequence[Constraint]) -> None:
+    """Whether a batch solves ``constraints`` (the enabled ones) on ``figure``: nothing, or
+    :class:`InvalidInputError` naming what it refuses (a goal kind, a carried goal, linear
+    rows coupling several variables), before any problem is set up."""
+    for c in constraints:
+        if c.enabled:
+            _goal_kind(c)
+    box_bounds(coordinate_system(figure))
+
+
 class BatchModel:
     """The vector table, residual maps and limits of one problem structure.
 
@@ -172,6 +187,7 @@ class BatchModel:
         measured: list[tuple[int, int]] = []  # (vector, slot) of each distance
         aligned: list[tuple[int, int, int]] = []  # (vector, slot, constraint) of each angle
         self.distance_owner: list[int] = []
+        aims: list[AimRow] = []
         weights: list[float] = []
         m = 0
         for c_index, c in enumerate(problem.constraints):
@@ -192,6 +208,12 @@ class BatchModel:
                 self.slots.append(
                     TargetSlot(c.name, part.attribute, part is not Part.GOAL_POINT, value)
                 )
+            if isinstance(goal, AimGoal):  # three rows written apart (.aim)
+                point, x, slot = vector_of[Part.POINT], vector_of[Part.X], slot_of[Part.GOAL_POINT]
+                aims.append(AimRow(m, point, x, slot, goal.c, float(np.sqrt(c.weight)), c_index))
+                weights += [c.weight] * 3
+                m += 3
+                continue
             zeros = {p: np.zeros(3) for p in goal.needs}
             residual, blocks = goal.residual(zeros, goal.geometry())
             rows = len(residual)
@@ -242,7 +264,8 @@ class BatchModel:
         self._coupling_t = problem.coupling.T  # (n, n_joints): q = q_fixed + y C^T
         self._measured = np.array(measured, dtype=int).reshape(-1, 2)
         self._aligned = np.array(aligned, dtype=int).reshape(-1, 3)
-        self.angle_owner = self._aligned[:, 2]
+        self.aims = AimRows(aims, self.length)
+        self.angle_owner = np.concatenate([self._aligned[:, 2], self.aims.owner])
 
     @property
     def n_constraints(self) -> int:
@@ -270,6 +293,7 @@ class BatchModel:
         jacobian = (self._jacobian_map @ columns.reshape(count, -1, self.n)) * self._unit
         flat_targets = targets.reshape(count, -1)
         error = vectors.reshape(count, -1) @ self._error_map + flat_targets @ self._target_map
+        self.aims.fill(vectors, columns, targets, self._unit, error, jacobian)
         f = np.einsum("bm,bm->b", error, error)
         g = -2.0 * np.einsum("bmn,bm->bn", jacobian, error)
         measured, aligned = self._measured, self._aligned
@@ -284,10 +308,18 @@ class BatchModel:
                 np.sqrt(np.einsum("bkc,bkc->bk", along, along)),
             )
         )
+        angle = np.concatenate([angle, self.aims.angles(vectors, targets)], axis=1)
         reached = (distance <= self.tolerance).all(axis=1) & (angle <= self.angle_tolerance).all(
             axis=1
         )
         return BatchEvaluation(f, g, jacobian, error, distance, angle, reached)
 
 
-__all__ = ["SUPPORTED_GOALS", "BatchEvaluation", "BatchModel", "TargetSlot", "box_bounds"]
+__all__ = [
+    "SUPPORTED_GOALS",
+    "BatchEvaluation",
+    "BatchModel",
+    "TargetSlot",
+    "box_bounds",
+    "check_structure",
+]

@@ -21,6 +21,7 @@ import numpy as np
 from ..assembly.problem import Problem
 from ..assembly.scale import ScaledProblem, characteristic_length
 from ..errors import InvalidInputError
+from ..goals import AimGoal
 from ..model.constraint import Constraint, constraint_list
 from ..model.figure import Figure, coordinate_system
 from ..model.linear import FEASIBILITY_TOLERANCE, only_point
@@ -320,7 +321,7 @@ def _out_of_reach(model: BatchModel, targets: np.ndarray) -> np.ndarray:
             ),
             None,
         )
-        measured = getattr(c.goal, "position_weight", 1.0) > 0.0
+        measured = not isinstance(c.goal, AimGoal) and getattr(c.goal, "position_weight", 1.0) > 0.0
         if slot is None or not measured:
             continue
         origin, farthest = reach(figure, figure.segment_index(c.effector.segment), c.effector.point)

@@ -106,7 +106,7 @@ def modal_operator(extension: ModuleType, obj: bpy.types.Object) -> tuple[object
         cls, use_scene_range=True, frame_start=1, frame_end=250, frame_step=1,
         only_selected=False, mode="REPLACE", time_limit=1.0,
         target="CURRENT", only_selected_bones=False, method="ARMATURE", smooth=False,
-        max_change=10.0, all_selected=False,
+        max_change=10.0, all_selected=False, batched=True,
         time_slice=0.0,  # one frame per timer event, however fast the machine
     )  # fmt: skip
     # Every property counts as given by the caller (the armature's settings are not read).

@@ -136,7 +136,7 @@ def test_exception_in_the_solve_at_frame_k_restores_everything(
     before = _snapshot(obj)
     fail_at_solve(12, exc)
     with pytest.raises(RuntimeError, match=f"frame 12, nothing written: {type(exc).__name__}"):
-        bpy.ops.reach.bake()
+        bpy.ops.reach.bake(batched=False)  # the k-th solve is frame k's one after another
     _assert_unchanged(obj, before, ik)
 
 
@@ -300,6 +300,8 @@ def test_failure_while_measuring_restores_everything(
     bake = importlib.import_module(f"{extension.__name__}.bridge.bake.baking")
     error = ReferenceError("StructRNA of type Object has been removed")
     monkeypatch.setattr(bake, "measure", failing_on_call(bake.measure, 4, error))
+    bulk = bake.BulkMeasure  # the batched path's measuring (a bake into a new strip takes it)
+    monkeypatch.setattr(bulk, "read", failing_on_call(bulk.read, 4, error))
     with pytest.raises(RuntimeError, match="frame 4, nothing written: ReferenceError"):
         bpy.ops.reach.bake(target=target)
     _assert_unchanged(obj, before, ik)

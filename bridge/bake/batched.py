@@ -1,0 +1,220 @@
+"""A bake's frames solved as batches (issue 21): the fast path of :class:`.baking.BakeJob`.
+
+The sequential bake solves one frame after another, each from the previous frame's solution.
+Its cost is a few hundred small array operations per frame. :class:`BatchedFrames` solves
+the same frames by :func:`solver.batch` (damped least squares with a leading batch axis):
+
+1. The first frame is solved as in the sequential bake (from the rest pose, the bake's own
+   method). Its solution becomes the base every later frame's joints are measured from
+   (``LOCAL`` bones are relinearised around it, :mod:`..rig.pose`), so every frame shares
+   one figure.
+2. Every later frame only has its targets read (the scene stepped to it) into one table;
+   the figure's other inputs (unsolved bones, the armature's transform) must not change over
+   the range, else the bake goes back to the sequential path (:meth:`BatchedFrames.read`
+   says so).
+3. Anchors: every :data:`ANCHOR_EVERY`-th frame and the last, solved one after another by the
+   bake's own solver (its method), each from the anchor before it: the sequential bake's
+   continuity at a coarser step.
+4. In-betweens: started from the poses interpolated (linearly, in solver coordinates)
+   between their anchors, solved as one batch (damped least squares).
+5. A frame whose solution leaves its neighbours' branch (it moved from its interpolated start
+   by more than its anchors differ, plus :data:`BRANCH_MARGIN`), or that misses a goal within
+   :data:`BATCH_ITERATIONS` (the batch does not restart), is solved again by the bake's solver
+   from the previous frame's solution, in order: where a goal is out of reach, the bake's
+   method decides the compromise as one frame after another (damped least squares' can give up
+   other goals that the bake's method keeps).
+
+Every step is a function of the shot (targets and first frame), so the bake stays
+deterministic. Which bakes take this path: :func:`why_sequential`.
+
+Pure numpy over the objects passed in; ``bpy`` only through :class:`~..rig.build.Rig`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
+
+import numpy as np
+
+from ... import solver
+from ...solver.batch import BatchSolver, check_structure
+
+if TYPE_CHECKING:
+    from ..rig.build import Rig
+
+#: Every this many frames an anchor is solved from the anchor before it (step 3).
+ANCHOR_EVERY = 12
+#: Radians (or scene units) a frame may move from its interpolated start beyond the spread of
+#: its anchors before it counts as off its neighbours' branch (step 5).
+BRANCH_MARGIN = 0.1
+#: Iterations a frame gets in the batch (no restarts there): a frame still short of a goal
+#: after them is solved again by the bake's own solver (step 5), which restarts as a
+#: sequential bake does.
+BATCH_ITERATIONS = 40
+#: Scene units: an aim target this close to its end-effector's point is checked by
+#: :meth:`Rig.check_aim` (which refuses it within the same distance).
+AIM_CHECK = 1e-6
+
+
+def why_sequential(rig: Rig, *, smooth: bool, joined: bool, driven: bool) -> str | None:
+    """Why a bake of ``rig`` takes the sequential path, or None: the batched path applies.
+
+    Args:
+        rig: the rig being baked.
+        smooth: a smooth bake (each frame's bound is around the previous frame's solution).
+        joined: a sub-range bake joining existing keys (frames start from the keys).
+        driven: a rig with Driven bones (sub-steps and held poses, :mod:`.mechanism`).
+    """
+    if smooth:
+        return "a smooth bake bounds each frame around the one before"
+    if joined:
+        return "the bake joins keys around its range"
+    if driven:
+        return "Driven bones are reached in sub-steps"
+    try:
+        check_structure(rig.figure, rig.constraints)
+    except solver.InvalidInputError as exc:
+        return str(exc)
+    return None
+
+
+def _aim_points(rig: Rig) -> list[tuple[solver.AimGoal, np.ndarray]]:
+    """Each aim goal with its end-effector's point (3,) at the rig's pose: what
+    :meth:`Rig.check_aim` compares its target with, the same at every frame of a batched
+    bake's reading (neither the figure nor the pose changes meanwhile)."""
+    aims = [
+        (spec, binding)
+        for spec in rig.specs
+        for binding in spec.bindings
+        if isinstance(binding.goal, solver.AimGoal)
+    ]
+    if not aims:
+        return []
+    figure = rig.figure
+    frames = figure.kinematics.forward(figure.coupling @ rig.initial())
+    out = []
+    for spec, binding in aims:
+        s = figure.segment_index(spec.effector_segment)
+        point = frames.rotations[s] @ spec.point + frames.origins[s]
+        out.append((cast(solver.AimGoal, binding.goal), point))
+    return out
+
+
+def _still_inputs(rig: Rig) -> np.ndarray:
+    """What the figure reads besides the solved channels, flat: the armature's transform,
+    every unsolved figure bone's rotation and location, the solved bones' locations."""
+    pose = rig.pose
+    parts = [np.asarray(rig.obj.matrix_world, dtype=float).ravel()]
+    for name in rig.bones:
+        if name not in rig.solved:
+            parts.append(pose.rotation[name].ravel())
+        parts.append(pose.location[name])
+    return np.concatenate(parts)
+
+
+class BatchedFrames:
+    """The targets of a bake's frames, read one frame at a time, then solved at once.
+
+    Args:
+        rig: the rig (its first frame already solved, its pose holding that solution).
+        single: the bake's solver (its method; anchors and frames solved again use it); the
+            batch runs its options with the method ``"dls"``.
+        count: the number of frames of the bake.
+    """
+
+    def __init__(self, rig: Rig, single: solver.Solver, count: int) -> None:
+        self.rig = rig
+        self.single = single
+        self.options = single.options.replace(
+            method="dls",
+            restarts=0,
+            max_iterations=min(single.options.max_iterations, BATCH_ITERATIONS),
+        )
+        self.count = count
+        self.inputs = _still_inputs(rig)
+        self.attributes = [
+            (c.name, part.attribute) for c in rig.constraints for part in c.goal.geometry_parts
+        ]
+        self.table = {key: np.zeros((count, 3)) for key in self.attributes}
+        self.aims = _aim_points(rig)
+        self.read(0)
+        self.resolved: list[int] = []  # frames solved again from their neighbour (step 5)
+
+    def read(self, index: int) -> bool:
+        """Record the goals' targets (as the rig last read them) as frame ``index``'s; False
+        when the figure's other inputs differ from the first frame's (the sequential path).
+
+        Raises:
+            RigError: an aim target on its end-effector (as the solve would refuse it).
+        """
+        for goal, point in self.aims:  # the check of Rig.check_aim, its pose read once
+            if np.linalg.norm(goal.point - point) <= AIM_CHECK:
+                self.rig.check_aim()
+        for c in self.rig.constraints:
+            for part in c.goal.geometry_parts:
+                self.table[c.name, part.attribute][index] = getattr(c.goal, part.attribute)
+        return index == 0 or bool(np.array_equal(_still_inputs(self.rig), self.inputs))
+
+    def _set_goals(self, index: int) -> None:
+        """Put frame ``index``'s targets into the goals (for a single solve)."""
+        goals = {c.name: c.goal for c in self.rig.constraints}
+        for (name, attribute), values in self.table.items():
+            setattr(goals[name], attribute, values[index])
+
+    def _single(self, index: int, start: np.ndarray) -> solver.IKResult:
+        """Frame ``index`` solved alone from ``start`` (n,) by the bake's own solver: an
+        anchor, or a frame solved again from its neighbour (a single solve of the bake's
+        method converges in fewer iterations than dls from a start frames away)."""
+        self._set_goals(index)
+        return self.single.solve(start)
+
+    def _targets(self, index: Sequence[int] | np.ndarray) -> dict[str, dict[str, np.ndarray]]:
+        out: dict[str, dict[str, np.ndarray]] = {}
+        for (name, attribute), values in self.table.items():
+            out.setdefault(name, {})[attribute] = values[index]
+        return out
+
+    def solve(self, first_result: solver.IKResult) -> list[solver.IKResult]:
+        """Every frame but the first (whose result is ``first_result``), solved (steps 1 and
+        3-5 of the module): one result per frame, in order, in coordinates around the first
+        frame's pose (now the figure's)."""
+        rig = self.rig
+        for name in rig.solved:  # relinearise LOCAL bones around the first frame's pose
+            rig.pose.turn(name, rig.pose.rotation[name])
+        rig.push_rest()
+        first = rig.initial()
+        batch = BatchSolver(rig.figure, rig.constraints, self.options)
+        last = self.count - 1
+        anchors = [*range(ANCHOR_EVERY, last, ANCHOR_EVERY), last]
+        x = np.zeros((self.count, len(first)))
+        x[0] = first
+        results: dict[int, solver.IKResult] = {0: first_result}
+        before = 0
+        for anchor in anchors:
+            results[anchor] = self._single(anchor, x[before])
+            x[anchor] = results[anchor].x
+            before = anchor
+        known = [0, *anchors]
+        between = np.array([i for i in range(self.count) if i not in results], dtype=int)
+        if len(between):
+            right = np.searchsorted(known, between)
+            a, b = np.array(known)[right - 1], np.array(known)[right]
+            w = ((between - a) / (b - a))[:, None]
+            starts = (1.0 - w) * x[a] + w * x[b]
+            done = batch.solve(self._targets(between), starts)
+            spread = np.abs(x[b] - x[a]).max(axis=1) + BRANCH_MARGIN
+            moved = np.abs(done.x - starts).max(axis=1)
+            for k, i in enumerate(between.tolist()):
+                x[i] = done.x[k]
+                results[i] = done.result(k)
+            for k, i in enumerate(between.tolist()):
+                if moved[k] > spread[k] or not results[i].success:
+                    results[i] = self._single(i, x[i - 1])
+                    x[i] = results[i].x
+                    self.resolved.append(i)
+        self._set_goals(last)  # as a sequential bake leaves them
+        return [results[i] for i in range(1, self.count)]
+
+
+__all__ = ["ANCHOR_EVERY", "BRANCH_MARGIN", "BatchedFrames", "why_sequential"]

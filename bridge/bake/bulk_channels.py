@@ -1,0 +1,127 @@
+"""The channel values of many solved frames at once, for the batched bake (:mod:`.batched`).
+
+The sequential bake turns each frame's solution into channel values bone by bone
+(:meth:`..rig.pose.RigPose.apply`, then :meth:`~..rig.pose.RigPose.channels`): a few dozen
+small conversions per frame. The batched path has every frame's joint values at once, in one
+figure (the base of ``LOCAL`` bones fixed at the first frame), so the same conversions run
+over a leading frame axis: the rotation of each solved bone at every frame, then its channels
+with the continuity the sequential bake keeps (a quaternion's sign kept from frame to frame,
+Euler angles nearest the previous frame's, still frame by frame). The numbers are the
+per-frame path's to round-off (the per-frame path's ``orthonormalize`` is a no-op on these
+products of rotations); a bone that stretches is left to that path (:func:`covers`).
+
+Pure numpy over the rig passed in.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..blender import channel_rotations
+
+if TYPE_CHECKING:
+    from ..rig.build import Rig
+
+
+def covers(rig: Rig) -> bool:
+    """Whether :func:`frame_channels` converts ``rig``'s solved bones (none stretches)."""
+    return all(info.stretch is None for info in rig.solved.values())
+
+
+def _turned(rotation: np.ndarray, axis: int, angle: np.ndarray) -> np.ndarray:
+    """``rotation @ R_axis(angle)`` for every frame: (F, 3, 3) by (F,) radians (as
+    :func:`..blender.channel_rotations.axes_rotation` turns one)."""
+    c, s = np.cos(angle)[:, None], np.sin(angle)[:, None]
+    a, b = (axis + 1) % 3, (axis + 2) % 3  # the plane the revolute turns
+    out = rotation.copy()
+    ra, rb = rotation[:, :, a], rotation[:, :, b]
+    out[:, :, a] = ra * c + rb * s
+    out[:, :, b] = rb * c - ra * s
+    return out
+
+
+def quaternions(matrices: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Unit quaternions (F, 4) ``(w, x, y, z)`` of rotations (F, 3, 3), each frame's sign
+    kept with the frame before (the first frame's with ``first`` (4,)), as
+    :func:`..blender.channel_rotations.matrix_to_quaternion` with ``compatible`` gives them
+    one after another."""
+    m = matrices
+    count = len(m)
+    trace = m[:, 0, 0] + m[:, 1, 1] + m[:, 2, 2]
+    q = np.zeros((count, 4))
+    diagonal = np.stack([m[:, 0, 0], m[:, 1, 1], m[:, 2, 2]], axis=1)
+    largest = diagonal.argmax(axis=1)  # the first largest diagonal entry
+    for n in (None, 0, 1, 2):
+        rows = (
+            np.flatnonzero(trace > 0.0)
+            if n is None
+            else np.flatnonzero((trace <= 0.0) & (largest == n))
+        )
+        if not len(rows):
+            continue
+        r = m[rows]
+        if n is None:
+            s = 2.0 * np.sqrt(trace[rows] + 1.0)
+            q[rows, 0] = 0.25 * s
+            q[rows, 1] = (r[:, 2, 1] - r[:, 1, 2]) / s
+            q[rows, 2] = (r[:, 0, 2] - r[:, 2, 0]) / s
+            q[rows, 3] = (r[:, 1, 0] - r[:, 0, 1]) / s
+            continue
+        a, b = (n + 1) % 3, (n + 2) % 3
+        s = 2.0 * np.sqrt(1.0 + r[:, n, n] - r[:, a, a] - r[:, b, b])
+        q[rows, 0] = (r[:, b, a] - r[:, a, b]) / s
+        q[rows, 1 + n] = 0.25 * s
+        q[rows, 1 + a] = (r[:, a, n] + r[:, n, a]) / s
+        q[rows, 1 + b] = (r[:, b, n] + r[:, n, b]) / s
+    q /= np.sqrt(np.einsum("fk,fk->f", q, q))[:, None]
+    before = np.vstack([np.asarray(first, dtype=float)[None], q[:-1]])
+    flips = np.where(np.einsum("fk,fk->f", q, before) < 0.0, -1.0, 1.0)
+    return q * np.cumprod(flips)[:, None]
+
+
+def frame_channels(
+    rig: Rig, joint_values: np.ndarray, joint_names: tuple[str, ...], previous: dict
+) -> np.ndarray:
+    """Every solved bone's channels at every frame, laid out as
+    :func:`..write.keys.flat_channels` lays out one frame's: (F, channels).
+
+    Args:
+        rig: the rig; its pose's ``LOCAL`` bases are the ones the joint values are around.
+        joint_values: (F, n_joints) the frames' joint values, in order.
+        joint_names: the joints' names (the columns of ``joint_values``).
+        previous: bone -> rotation channels of the frame before the first (continuity).
+    """
+    column = {name: k for k, name in enumerate(joint_names)}
+    count = len(joint_values)
+    pose = rig.pose
+    parts = []
+    for name, info in rig.solved.items():
+        rotation = np.broadcast_to(np.eye(3), (count, 3, 3))
+        if info.param in ("LOCAL", "IK_SEGMENT"):
+            for axis, joint in info.rotation_joints:
+                rotation = _turned(rotation, axis, joint_values[:, column[joint]])
+            if info.param == "LOCAL":
+                rotation = pose.base[name] @ rotation
+        else:  # EULER bones carry all three angles (locked ones pinned by bounds)
+            euler = np.zeros((count, 3))
+            for axis, joint in info.rotation_joints:
+                euler[:, axis] = joint_values[:, column[joint]]
+            rotation = np.array([channel_rotations.euler_to_matrix(e, info.param) for e in euler])
+        mode = info.rotation_mode
+        if mode == "QUATERNION":
+            channels = quaternions(rotation, previous[name])
+        else:  # Euler angles nearest the frame before, or an axis-angle: frame by frame
+            channels = np.zeros((count, 4 if mode == "AXIS_ANGLE" else 3))
+            last = previous[name]
+            for f in range(count):
+                last = channels[f] = channel_rotations.rotation_to_channels(rotation[f], mode, last)
+        location = np.broadcast_to(pose.location[name], (count, 3)).copy()
+        for axis, joint in info.location_joints:
+            location[:, axis] = joint_values[:, column[joint]] / rig.scale
+        parts += [channels, location, np.ones((count, 3))]
+    return np.concatenate(parts, axis=1)
+
+
+__all__ = ["covers", "frame_channels", "quaternions"]
