@@ -10,8 +10,9 @@ same as a Solve's). Only the constraints that interact with the moved one
 each sample; the others are met or missed whatever the moved one does, so they are solved
 once, from the current pose, and every sample starts from where that leaves them; when one
 of them cannot hold, no sample is reached (:attr:`Envelope.missed` names them). A sample
-farther from the chain's top head than the chain can stretch is unreached without a solve
-(when no solved joint moves that head or slides). The others are solved
+farther from the chain's top head than the end-effector can be is unreached without a solve
+(:func:`.farthest.farthest`: the links and the hinges' limits, a proof; when no solved joint
+moves that head or slides). The others are solved
 :data:`BATCH_SAMPLES` at a time by ``solver.BatchSolver`` (damped least squares over a batch
 axis, the armature's tolerances, each from the current pose nudged once, no restarts) when
 the batch covers the group (point and orientation goals in the world, joint limits that are
@@ -49,6 +50,7 @@ from ..errors import RigError
 from ..rig.build import bone_world_matrix
 from ..rig.size import solver_degrees
 from ..solve.armature_solver import ArmatureSolver
+from .farthest import farthest
 from .samples import sphere_grid
 
 if TYPE_CHECKING:
@@ -235,11 +237,12 @@ class EnvelopeJob:
         self.points, self.spacing = sphere_grid(centre, MARGIN * reach, per_axis)
         self.reached = np.zeros(len(self.points), dtype=bool)
         self.effort = np.full(len(self.points), np.nan)
-        # Samples no pose can reach: beyond the chain's span from its top bone's head, when
-        # that head stays put and no joint slides (else none is known to be out of reach).
-        fixed = _head_fixed(self._solver, rig.figure, chain[-1])
-        gap = np.linalg.norm(self.points - centre, axis=1) - reach
-        self._beyond = fixed & (gap > (self._solver.options.tolerance or 0.0))
+        # Samples no pose can reach: farther from the chain's top pivot than the effector can
+        # be (its links and hinge limits: :func:`.farthest.farthest`), when that pivot stays
+        # put and no joint slides (else none is known to be out of reach).
+        self._beyond = np.zeros(len(self.points), dtype=bool)
+        if _head_fixed(self._solver, rig.figure, chain[-1]):
+            self._beyond = self._out_of_reach(base.effector, chain[-1])
         self._queue = np.flatnonzero(~self._beyond)  # samples to solve, in order
         self._batched = self._batch is not None and not self.missed  # the queue's way
         self.index = int(self._beyond.sum())  # known unreached: nothing to solve
@@ -309,6 +312,21 @@ class EnvelopeJob:
             self.points, self.reached, self.effort, self.spacing, self.constraint,
             self.effort_kind, self.missed,
         )  # fmt: skip
+
+    def _out_of_reach(self, effector: solver.EndEffector, top: str) -> np.ndarray:
+        """(N,) the samples farther from segment ``top``'s pivot (in the held pose) than the
+        ``effector``'s point can be, by more than the solver's distance tolerance."""
+        figure = self._solver.figure
+        joint_values = figure.coupling @ self._held
+        pivot = figure.forward(self._held)[top][:3, 3]
+        segment = figure.segment_index(effector.segment)
+        limit = farthest(
+            figure, joint_values, self._solver.problem.active_joints,
+            figure.segment_index(top), segment, np.asarray(effector.point, dtype=float),
+        )  # fmt: skip
+        model = (self.points - self._space.origin) @ self._space.linear.T
+        gap = np.linalg.norm(model - pivot, axis=1) - limit
+        return gap > (self._solver.options.tolerance or 0.0)
 
     def _efforts(self, q: np.ndarray) -> np.ndarray:
         """The efforts (n,) (see the module doc) of solved coordinates ``q`` (n, n_coords)."""
