@@ -11,8 +11,8 @@ each sample; the others are met or missed whatever the moved one does, so they a
 once, from the current pose, and every sample starts from where that leaves them; when one
 of them cannot hold, no sample is reached (:attr:`Envelope.missed` names them). A sample
 farther from the chain's top head than the end-effector can be is unreached without a solve
-(:func:`.farthest.farthest`: the links and the hinges' limits, a proof; when no solved joint
-moves that head or slides). The others are solved
+(:func:`.farthest.farthest`: the links and the hinges' limits, a proof; when the goal
+measures its point, and no solved joint moves that head or slides). The others are solved
 :data:`BATCH_SAMPLES` at a time by ``solver.BatchSolver`` (damped least squares over a batch
 axis, the armature's tolerances, each from the current pose nudged once, no restarts) when
 the batch covers the group (point and orientation goals in the world, joint limits that are
@@ -241,7 +241,7 @@ class EnvelopeJob:
         # be (its links and hinge limits: :func:`.farthest.farthest`), when that pivot stays
         # put and no joint slides (else none is known to be out of reach).
         self._beyond = np.zeros(len(self.points), dtype=bool)
-        if _head_fixed(self._solver, rig.figure, chain[-1]):
+        if _measures_position(self._goal) and _head_fixed(self._solver, rig.figure, chain[-1]):
             self._beyond = self._out_of_reach(base.effector, chain[-1])
         self._queue = np.flatnonzero(~self._beyond)  # samples to solve, in order
         self._batched = self._batch is not None and not self.missed  # the queue's way
@@ -339,6 +339,12 @@ class EnvelopeJob:
         x = q[:, self._moved][:, limited]
         half = 0.5 * (hi - lo)
         return np.clip(1.0 - np.minimum(x - lo, hi - x) / half, 0.0, 1.0).max(axis=1)
+
+
+def _measures_position(goal: solver.Goal) -> bool:
+    """Whether meeting ``goal`` needs its point (a *Position & Orientation* goal with Position
+    Weight 0 is met by the orientation alone, wherever its point)."""
+    return not isinstance(goal, solver.PositionOrientationGoal) or goal.position_weight > 0.0
 
 
 def _head_fixed(ik: solver.Solver, figure: solver.Figure, top: str) -> bool:
