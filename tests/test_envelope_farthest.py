@@ -1,6 +1,8 @@
 """How far a chain's end-effector can be from its top pivot (:mod:`bridge.envelope.farthest`):
 never nearer than any pose within the limits puts it (random chains, sampled poses), and the
-true farthest distance for an arm of free ball joints and a bent, limited elbow (closed form)."""
+true farthest distance for an arm of free ball joints and a bent, limited elbow (closed form);
+where a held orientation puts the point from its segment's origin, within the slack the
+angle tolerance leaves (sampled rotations)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ import pytest
 from tests.bridge_stubs import bridge_module, package_module
 from tests.solver_checks import random_rotation
 
-farthest = bridge_module("envelope.farthest").farthest
+farthest_module = bridge_module("envelope.farthest")
+farthest, held_offset = farthest_module.farthest, farthest_module.held_offset
 solver = package_module("solver")
 
 
@@ -124,3 +127,48 @@ def test_a_top_that_is_not_above_the_segment_is_refused() -> None:
             figure, np.zeros(len(figure.joints)), np.arange(len(figure.joints)),
             figure.segment_index("hand"), figure.segment_index("upper"), np.zeros(3),
         )  # fmt: skip
+
+
+def _turn(axis: np.ndarray, angle: float) -> np.ndarray:
+    k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
+    return np.eye(3) + math.sin(angle) * k + (1.0 - math.cos(angle)) * (k @ k)
+
+
+def _angle(a: np.ndarray, b: np.ndarray) -> float:
+    return math.acos(float(np.clip(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)), -1.0, 1.0)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_held_orientation_puts_the_point_within_its_slack(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    frame, local = random_rotation(rng), random_rotation(rng)
+    tilt = 1e-8 * rng.standard_normal(3)  # single-precision axes: a little off right angles
+    goal = solver.PositionOrientationGoal(np.zeros(3), frame[:, 0], frame[:, 1] + tilt)
+    effector = solver.EndEffector("s", rng.uniform(-1.0, 1.0, 3), local[:, 0], local[:, 1])
+    tolerance = math.radians(rng.uniform(0.01, 5.0))
+    held = held_offset(goal, effector, tolerance)
+    assert held is not None
+    offset, slack = held
+    # The rotation turning the effector's axes onto the goal's, and rotations near it whose
+    # axes stay within the tolerance: the point stays within the slack of the offset.
+    exact = frame @ local.T
+    assert np.allclose(exact @ effector.point, offset, atol=1e-7)
+    worst = 0.0
+    for _ in range(3000):
+        turned = _turn(random_rotation(rng)[0], rng.uniform(0.0, 2.0 * tolerance)) @ exact
+        if max(_angle(turned @ local[:, k], frame[:, k]) for k in (0, 1)) <= tolerance:
+            worst = max(worst, float(np.linalg.norm(turned @ effector.point - offset)))
+    assert 0.0 < worst <= slack
+    assert slack <= 4.0 * tolerance * np.linalg.norm(effector.point)  # a slack, not a guess
+
+
+def test_goals_that_leave_the_rotation_free_hold_no_offset() -> None:
+    effector = solver.EndEffector("s", (0.0, 1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0))
+    x, y = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)
+    assert held_offset(solver.PositionGoal(np.zeros(3)), effector, 0.01) is None
+    only_x = solver.PositionOrientationGoal(np.zeros(3), x, None)
+    assert held_offset(only_x, effector, 0.01) is None
+    position_only = solver.PositionOrientationGoal(np.zeros(3), x, y, position_weight=1.0)
+    assert held_offset(position_only, effector, 0.01) is None
+    bare = solver.EndEffector("s", (0.0, 1.0, 0.0))
+    assert held_offset(solver.PositionOrientationGoal(np.zeros(3), x, y), bare, 0.01) is None

@@ -23,6 +23,11 @@ together with a bound on its distance from the frame's origin:
 For a chain of free ball joints and limited hinges (the metarig arm) the bound is the true
 farthest distance: the elbow's arc is kept exact up to the shoulder, whose free turn points it
 anywhere. Sliding joints that move are not bounded here (the envelope does not call it then).
+
+A goal that holds an orientation (*Require Orientation*) fixes the effector segment's
+rotation, so its point sits at a known offset from the segment's origin (:func:`held_offset`,
+within a slack the angle tolerance leaves): the origin's own farthest distance, from the
+sample less that offset, then decides (the wrist's reach, not the hand's).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import solver
 from ...solver.figure import Figure
 from ...solver.structure import PRISMATIC, Joint
 
@@ -170,3 +176,94 @@ def farthest(
         if s < 0:
             raise ValueError(f"segment {top} is not above segment {segment}")
     return bound
+
+
+def held_offset(
+    goal: solver.Goal, effector: solver.EndEffector, angle_tolerance: float
+) -> tuple[np.ndarray, float] | None:
+    """Where a goal that holds an orientation puts the effector's point from its segment's
+    origin: the offset (3,) ``R p`` of the point ``p`` under the rotation ``R`` that turns the
+    effector's x/y onto the goal's, and how far (scene units) the point may be from there
+    while each axis is within ``angle_tolerance`` (radians) of the goal's (the goal still
+    met). None when the goal does not fix the segment's rotation: no orientation part, or
+    measured with Position Weight 1, or an axis missing.
+
+    Each axis off by at most ``a`` moves ``p = u x + v y + w (x cross y)`` by at most
+    ``2 sin(a / 2) (|u| + |v| + 2 |w|)`` (the third axis, a cross product, by twice one). Axes
+    a little off right angles (single-precision matrices) are squared up, y turned onto the
+    plane at right angles to x, and ``a`` widened by the turns.
+    """
+    if not isinstance(goal, solver.PositionOrientationGoal) or goal.position_weight >= 1.0:
+        return None
+    axes = (goal.x, goal.y, effector.x, effector.y)
+    if any(axis is None for axis in axes):
+        return None
+    gx, gy, ex, ey = (np.asarray(axis, dtype=float) for axis in axes)
+    (gy, turn_g), (ey, turn_e) = _square(gx, gy), _square(ex, ey)
+    local = np.stack([ex, ey, np.cross(ex, ey)])  # rows: the effector's frame, local
+    rotation = np.stack([gx, gy, np.cross(gx, gy)], axis=1) @ local
+    point = np.asarray(effector.point, dtype=float)
+    u, v, w = np.abs(local @ point)
+    angle = angle_tolerance + turn_g + turn_e
+    return rotation @ point, 2.0 * math.sin(0.5 * min(angle, math.pi)) * (u + v + 2.0 * w)
+
+
+def _square(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+    """Unit ``y`` (3,) turned onto the plane at right angles to unit ``x`` (3,), and the turn
+    (radians); ``x`` and ``y`` are not parallel (:class:`solver.EndEffector` and the goals
+    refuse that)."""
+    along = float(x @ y)
+    square = y - along * x
+    return square / np.linalg.norm(square), math.asin(min(abs(along), 1.0))
+
+
+def out_of_reach(
+    ik: solver.Solver,
+    held: np.ndarray,
+    top: str,
+    effector: solver.EndEffector,
+    goal: solver.Goal,
+    points: np.ndarray,
+) -> np.ndarray:
+    """(N,) whether no pose brings ``effector`` to each goal point ``points`` (N, 3) (the
+    model's world) within the solver's distance tolerance, ``ik``'s joints moving from the
+    coordinates ``held`` (n_coords,): farther from segment ``top``'s pivot than the point can
+    be (:func:`farthest`), or, when ``goal`` holds an orientation, farther than the segment's
+    origin can be from where that orientation puts it (:func:`held_offset`).
+
+    None is out of reach when ``goal`` does not measure its point (a *Position &
+    Orientation* goal with Position Weight 0 is met by the orientation alone), or when a
+    moving joint slides or turns anything above ``top``'s pivot (the pivot would move).
+    """
+    figure, options = ik.figure, ik.options
+    moving = ik.problem.active_joints
+    out = np.zeros(len(points), dtype=bool)
+    if not _measures_position(goal) or not _pivot_fixed(figure, moving, top):
+        return out
+    joint_values = figure.coupling @ held
+    offsets = points - figure.forward(held)[top][:3, 3]
+    above, segment = figure.segment_index(top), figure.segment_index(effector.segment)
+    point = np.asarray(effector.point, dtype=float)
+    gap = np.linalg.norm(offsets, axis=1) - farthest(
+        figure, joint_values, moving, above, segment, point
+    )
+    kept = held_offset(goal, effector, math.radians(options.angle_tolerance))
+    if kept is not None:
+        offset, slack = kept
+        origin = farthest(figure, joint_values, moving, above, segment, np.zeros(3))
+        gap = np.fmax(gap, np.linalg.norm(offsets - offset, axis=1) - origin - slack)
+    return gap > (options.tolerance or 0.0)
+
+
+def _measures_position(goal: solver.Goal) -> bool:
+    """Whether meeting ``goal`` needs its point."""
+    return not isinstance(goal, solver.PositionOrientationGoal) or goal.position_weight > 0.0
+
+
+def _pivot_fixed(figure: Figure, moving: np.ndarray, top: str) -> bool:
+    """Whether none of the joints ``moving`` turns anything above segment ``top``'s pivot, or
+    slides."""
+    if any(figure.joints[j].kind == PRISMATIC for j in moving):
+        return False
+    parent = figure.segments[figure.segment_index(top)].parent
+    return parent < 0 or not figure.kinematics.ancestors[parent][moving].any()

@@ -11,8 +11,10 @@ each sample; the others are met or missed whatever the moved one does, so they a
 once, from the current pose, and every sample starts from where that leaves them; when one
 of them cannot hold, no sample is reached (:attr:`Envelope.missed` names them). A sample
 farther from the chain's top head than the end-effector can be is unreached without a solve
-(:func:`.farthest.farthest`: the links and the hinges' limits, a proof; when the goal
-measures its point, and no solved joint moves that head or slides). The others are solved
+(:func:`.farthest.farthest`: the links and the hinges' limits, a proof; with a held
+orientation, the farthest the segment's origin can be from where the orientation puts the
+point; when the goal measures its point, and no solved joint moves that head or slides). The
+others are solved
 :data:`BATCH_SAMPLES` at a time by ``solver.BatchSolver`` (damped least squares over a batch
 axis, the armature's tolerances, each from the current pose nudged once, no restarts) when
 the batch covers the group (point and orientation goals in the world, joint limits that are
@@ -44,13 +46,12 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from ... import solver
-from ...solver.structure import PRISMATIC
 from ..blender.model_space import model_space
 from ..errors import RigError
 from ..rig.build import bone_world_matrix
 from ..rig.size import solver_degrees
 from ..solve.armature_solver import ArmatureSolver
-from .farthest import farthest
+from .farthest import out_of_reach
 from .samples import sphere_grid
 
 if TYPE_CHECKING:
@@ -190,6 +191,7 @@ class EnvelopeJob:
         self.constraint = constraint
         self.effort_kind = effort_kind
         self._goal, effector = _moving_goal(base, spec.bindings[0], item, orientation, obj)
+        self._effector = effector
         moved = solver.Constraint(effector, self._goal, base.weight, base.chain_root, base.name)
         constraints = [moved if k == index else c for k, c in enumerate(rig.constraints)]
         options = self._arm.solver.options
@@ -237,12 +239,11 @@ class EnvelopeJob:
         self.points, self.spacing = sphere_grid(centre, MARGIN * reach, per_axis)
         self.reached = np.zeros(len(self.points), dtype=bool)
         self.effort = np.full(len(self.points), np.nan)
-        # Samples no pose can reach: farther from the chain's top pivot than the effector can
-        # be (its links and hinge limits: :func:`.farthest.farthest`), when that pivot stays
-        # put and no joint slides (else none is known to be out of reach).
-        self._beyond = np.zeros(len(self.points), dtype=bool)
-        if _measures_position(self._goal) and _head_fixed(self._solver, rig.figure, chain[-1]):
-            self._beyond = self._out_of_reach(base.effector, chain[-1])
+        # Samples no pose can reach (:func:`.farthest.out_of_reach`): decided without a solve.
+        model = (self.points - self._space.origin) @ self._space.linear.T
+        self._beyond = out_of_reach(
+            self._solver, self._held, chain[-1], self._effector, self._goal, model
+        )
         self._queue = np.flatnonzero(~self._beyond)  # samples to solve, in order
         self._batched = self._batch is not None and not self.missed  # the queue's way
         self.index = int(self._beyond.sum())  # known unreached: nothing to solve
@@ -313,21 +314,6 @@ class EnvelopeJob:
             self.effort_kind, self.missed,
         )  # fmt: skip
 
-    def _out_of_reach(self, effector: solver.EndEffector, top: str) -> np.ndarray:
-        """(N,) the samples farther from segment ``top``'s pivot (in the held pose) than the
-        ``effector``'s point can be, by more than the solver's distance tolerance."""
-        figure = self._solver.figure
-        joint_values = figure.coupling @ self._held
-        pivot = figure.forward(self._held)[top][:3, 3]
-        segment = figure.segment_index(effector.segment)
-        limit = farthest(
-            figure, joint_values, self._solver.problem.active_joints,
-            figure.segment_index(top), segment, np.asarray(effector.point, dtype=float),
-        )  # fmt: skip
-        model = (self.points - self._space.origin) @ self._space.linear.T
-        gap = np.linalg.norm(model - pivot, axis=1) - limit
-        return gap > (self._solver.options.tolerance or 0.0)
-
     def _efforts(self, q: np.ndarray) -> np.ndarray:
         """The efforts (n,) (see the module doc) of solved coordinates ``q`` (n, n_coords)."""
         if self.effort_kind == "MOTION":
@@ -339,21 +325,6 @@ class EnvelopeJob:
         x = q[:, self._moved][:, limited]
         half = 0.5 * (hi - lo)
         return np.clip(1.0 - np.minimum(x - lo, hi - x) / half, 0.0, 1.0).max(axis=1)
-
-
-def _measures_position(goal: solver.Goal) -> bool:
-    """Whether meeting ``goal`` needs its point (a *Position & Orientation* goal with Position
-    Weight 0 is met by the orientation alone, wherever its point)."""
-    return not isinstance(goal, solver.PositionOrientationGoal) or goal.position_weight > 0.0
-
-
-def _head_fixed(ik: solver.Solver, figure: solver.Figure, top: str) -> bool:
-    """Whether no joint ``ik`` moves turns anything above bone ``top``'s head or slides."""
-    active = ik.problem.active_joints
-    if any(figure.joints[j].kind == PRISMATIC for j in active):
-        return False
-    parent = figure.segments[figure.segment_index(top)].parent
-    return parent < 0 or not figure.kinematics.ancestors[parent][active].any()
 
 
 def _nudge(q: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
