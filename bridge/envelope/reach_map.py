@@ -334,8 +334,9 @@ def _nudge(q: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     coordinate rests on."""
     direction = np.abs(np.random.default_rng(0).standard_normal(len(q)))
     flip = np.random.default_rng(1).random(len(q)) < 0.5
-    middle = np.where(np.isfinite(lower) & np.isfinite(upper), 0.5 * (lower + upper), np.nan)
-    middle = np.where(np.isfinite(middle), middle, np.where(np.isfinite(lower), np.inf, -np.inf))
+    both = np.isfinite(lower) & np.isfinite(upper)
+    middle = np.where(np.isfinite(lower), np.inf, -np.inf)  # one limit or none: away from it
+    middle[both] = 0.5 * (lower[both] + upper[both])
     toward = np.where(np.isfinite(lower) | np.isfinite(upper), np.sign(middle - q), 0.0)
     sign = np.where(toward != 0.0, toward, np.where(flip, -1.0, 1.0))
     step = sign * direction
