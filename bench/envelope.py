@@ -8,7 +8,8 @@ feet planted, gaze kept) and maps *Hand L* at :data:`RESOLUTION` (10,144 samples
    :data:`RUNS` times: wall and process CPU time, median and largest;
 2. one :class:`EnvelopeJob` run step by step, timed by the way each step solved its samples
    (a batch, or one by one as a Solve), with the counts: samples, those no pose reaches
-   (decided without a solve), batched, solved one by one, reached.
+   (decided without a solve), batched, solved one by one, reached; then the same with
+   *Require Orientation* (the hand holding the target's orientation).
 
 It writes the section ``envelope`` of ``bench/BLENDER_RESULTS.md`` (the goal of issue 21:
 10,000 samples in <= 10 s on the project's machine) and prints it.
@@ -56,15 +57,16 @@ def _operator_runs(rig: object) -> tuple[list[float], list[float], str]:
     return wall, cpu, report
 
 
-def _phases(rig: object) -> str:
+def _phases(rig: object, orientation: bool = False) -> str:
     """One job, step by step: wall and CPU seconds and samples by way of solving."""
     import bpy
 
     reach_map = importlib.import_module(f"{EXTENSION}.bridge.envelope.reach_map")
     start = time.perf_counter()
     job = reach_map.EnvelopeJob(
-        rig, rig.reach_ik, bpy.context.scene, bpy.context.view_layer, CONSTRAINT, RESOLUTION
-    )
+        rig, rig.reach_ik, bpy.context.scene, bpy.context.view_layer, CONSTRAINT, RESOLUTION,
+        orientation=orientation,
+    )  # fmt: skip
     setup = time.perf_counter() - start
     skipped = job.index
     seconds = {"batch": 0.0, "one by one": 0.0}
@@ -81,8 +83,9 @@ def _phases(rig: object) -> str:
     parts = ", ".join(
         f"{counts[w]:,} {w} in {seconds[w]:.2f} s (CPU {cpu[w]:.2f} s)" for w in seconds
     )
+    held = ", orientation held" if orientation else ""
     return (
-        f"one job step by step: {len(job.points):,} samples, {skipped:,} no pose reaches "
+        f"one job step by step{held}: {len(job.points):,} samples, {skipped:,} no pose reaches "
         f"(no solve; set-up {setup:.2f} s), {parts}; {int(job.reached.sum()):,} reached"
     )
 
@@ -92,7 +95,7 @@ def main() -> None:
     rig = demo_at_first_frame()
     import bpy
 
-    phases = _phases(rig)
+    phases = f"{_phases(rig)}\n{_phases(rig, orientation=True)}"
     wall, cpu, report = _operator_runs(rig)
     body = (
         "## Reach Envelope of the demo metarig's left arm (`python -m bench.envelope`)\n\n"
