@@ -18,7 +18,6 @@ loop's figure is its mean (its throughput), TRAC-IK's its median (the issue's ya
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,7 +31,7 @@ from bench.figures import chain_figure, chain_tip, tip_goal
 from bench.metrics import grade
 from bench.peers.base import Attempt, PeerUnavailableError
 from bench.report import machine_line, ms, versions_line
-from bench.sections import write_section
+from bench.sections import command_line, publish
 from bench.serial import SerialChain, Targets, sample_targets
 from solver.batch import BatchSolver
 
@@ -322,12 +321,9 @@ def main(argv: list[str] | None = None) -> int:
     robots = run_robots()
     sizes = run_sizes()
     dofs = run_dofs()
-    given = sys.argv[1:] if argv is None else argv
-    command = "python -m bench.batch " + " ".join(given) if given else "python -m bench.batch"
-    text = section(robots, sizes, dofs, command.strip(), started, time.perf_counter() - clock)
-    args.out.mkdir(parents=True, exist_ok=True)
-    write_section(args.out / "RESULTS.md", SECTION, text)
-    print(text)
+    command = command_line("python -m bench.batch", argv)
+    text = section(robots, sizes, dofs, command, started, time.perf_counter() - clock)
+    publish(args.out, SECTION, text)
     return 0
 
 

@@ -25,7 +25,6 @@ rates must stay at 100 %.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,7 +41,7 @@ from bench.peers.base import Attempt
 from bench.peers.reach import ReachModel
 from bench.report import machine_line, versions_line
 from bench.robots import robot_chain
-from bench.sections import write_section
+from bench.sections import command_line, publish
 from bench.serial import SerialChain, sample_targets
 from solver.options import DEFAULT_RESTARTS
 from solver.search import restarts
@@ -247,8 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=100, help="targets per figure and goal")
     parser.add_argument("--out", type=Path, default=HERE, help="folder holding RESULTS.md")
     args = parser.parse_args(argv)
-    given = sys.argv[1:] if argv is None else argv
-    command = " ".join(["python -m bench.restart_agreement", *given])
+    command = command_line("python -m bench.restart_agreement", argv)
     started = datetime.now()
     rows = [
         run_row(chain, orientation, args.count)
@@ -256,10 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         for orientation in (False, True)
     ]
     rates = robot_rates(args.count)
-    text = section(rows, rates, command, started)
-    args.out.mkdir(parents=True, exist_ok=True)
-    write_section(args.out / "RESULTS.md", SECTION, text)
-    print(text)
+    publish(args.out, SECTION, section(rows, rates, command, started))
     return 0
 
 

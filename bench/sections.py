@@ -8,6 +8,7 @@ own (:func:`write_section`).
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 _SECTION = re.compile(r"<!-- (?P<name>[\w.-]+): begin -->.*?<!-- (?P=name): end -->", re.S)
@@ -30,6 +31,20 @@ def write_section(path: Path, name: str, body: str) -> None:
     else:
         new = old.rstrip("\n") + ("\n\n" if old.strip() else "") + text + "\n"
     path.write_text(new)
+
+
+def command_line(program: str, argv: list[str] | None) -> str:
+    """The command that ran a section: ``program`` (``"python -m bench.batch"``) and its
+    arguments, ``argv`` or else the process's own."""
+    return " ".join([program, *(sys.argv[1:] if argv is None else argv)])
+
+
+def publish(folder: Path, name: str, text: str) -> None:
+    """Write ``text`` as section ``name`` of ``folder``/RESULTS.md (the folder made when
+    missing) and print it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    write_section(folder / "RESULTS.md", name, text)
+    print(text)
 
 
 def marked_sections(path: Path) -> list[str]:

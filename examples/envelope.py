@@ -27,17 +27,26 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 RESOLUTION = 15
 
 
-def main() -> None:
-    """Build the scene, map the left hand's envelope, render it and print what it took."""
+def demo_at_first_frame() -> object:
+    """Install the extension in a throw-away Blender home and build the demo scene at its
+    first frame, the rig active; returns the rig."""
     _isolate_blender_home()
     import bpy
-
-    from examples import demo_render
 
     install_extension()
     rig = build_scene()
     bpy.context.scene.frame_set(1)
     bpy.context.view_layer.objects.active = rig
+    return rig
+
+
+def main() -> None:
+    """Build the scene, map the left hand's envelope, render it and print what it took."""
+    rig = demo_at_first_frame()
+    import bpy
+
+    from examples import demo_render
+
     settings = rig.reach_ik
     settings.active_index = next(
         k for k, item in enumerate(settings.constraints) if item.name == "Hand L"

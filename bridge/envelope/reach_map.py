@@ -10,8 +10,11 @@ same as a Solve's). Only the constraints that interact with the moved one
 each sample; the others are met or missed whatever the moved one does, so they are solved
 once, from the current pose, and every sample starts from where that leaves them; when one
 of them cannot hold, no sample is reached (:attr:`Envelope.missed` names them). A sample
-farther from the chain's top head than the chain can stretch is unreached without a solve
-(when no solved joint moves that head or slides). The others are solved
+farther from the chain's top head than the end-effector can be is unreached without a solve
+(:func:`.farthest.farthest`: the links and the hinges' limits, a proof; with a held
+orientation, the farthest the segment's origin can be from where the orientation puts the
+point; when the goal measures its point, and no solved joint moves that head or slides). The
+others are solved
 :data:`BATCH_SAMPLES` at a time by ``solver.BatchSolver`` (damped least squares over a batch
 axis, the armature's tolerances, each from the current pose nudged once, no restarts) when
 the batch covers the group (point and orientation goals in the world, joint limits that are
@@ -43,12 +46,12 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from ... import solver
-from ...solver.model.structure import PRISMATIC
 from ..blender.model_space import model_space
 from ..errors import RigError
 from ..rig.build import bone_world_matrix
 from ..rig.size import solver_degrees
 from ..solve.armature_solver import ArmatureSolver
+from .farthest import out_of_reach
 from .samples import sphere_grid
 
 if TYPE_CHECKING:
@@ -188,6 +191,7 @@ class EnvelopeJob:
         self.constraint = constraint
         self.effort_kind = effort_kind
         self._goal, effector = _moving_goal(base, spec.bindings[0], item, orientation, obj)
+        self._effector = effector
         moved = solver.Constraint(effector, self._goal, base.weight, base.chain_root, base.name)
         constraints = [moved if k == index else c for k, c in enumerate(rig.constraints)]
         options = self._arm.solver.options
@@ -235,11 +239,11 @@ class EnvelopeJob:
         self.points, self.spacing = sphere_grid(centre, MARGIN * reach, per_axis)
         self.reached = np.zeros(len(self.points), dtype=bool)
         self.effort = np.full(len(self.points), np.nan)
-        # Samples no pose can reach: beyond the chain's span from its top bone's head, when
-        # that head stays put and no joint slides (else none is known to be out of reach).
-        fixed = _head_fixed(self._solver, rig.figure, chain[-1])
-        gap = np.linalg.norm(self.points - centre, axis=1) - reach
-        self._beyond = fixed & (gap > (self._solver.options.tolerance or 0.0))
+        # Samples no pose can reach (:func:`.farthest.out_of_reach`): decided without a solve.
+        model = (self.points - self._space.origin) @ self._space.linear.T
+        self._beyond = out_of_reach(
+            self._solver, self._held, chain[-1], self._effector, self._goal, model
+        )
         self._queue = np.flatnonzero(~self._beyond)  # samples to solve, in order
         self._batched = self._batch is not None and not self.missed  # the queue's way
         self.index = int(self._beyond.sum())  # known unreached: nothing to solve
@@ -323,15 +327,6 @@ class EnvelopeJob:
         return np.clip(1.0 - np.minimum(x - lo, hi - x) / half, 0.0, 1.0).max(axis=1)
 
 
-def _head_fixed(ik: solver.Solver, figure: solver.Figure, top: str) -> bool:
-    """Whether no joint ``ik`` moves turns anything above bone ``top``'s head or slides."""
-    active = ik.problem.active_joints
-    if any(figure.joints[j].kind == PRISMATIC for j in active):
-        return False
-    parent = figure.segments[figure.segment_index(top)].parent
-    return parent < 0 or not figure.kinematics.ancestors[parent][active].any()
-
-
 def _nudge(q: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """A fixed small step (n,) off coordinates ``q`` (n,) within ``lower``/``upper``: length
     :data:`NUDGE`, along a fixed pseudo-random direction whose components point into each
@@ -339,8 +334,9 @@ def _nudge(q: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     coordinate rests on."""
     direction = np.abs(np.random.default_rng(0).standard_normal(len(q)))
     flip = np.random.default_rng(1).random(len(q)) < 0.5
-    middle = np.where(np.isfinite(lower) & np.isfinite(upper), 0.5 * (lower + upper), np.nan)
-    middle = np.where(np.isfinite(middle), middle, np.where(np.isfinite(lower), np.inf, -np.inf))
+    both = np.isfinite(lower) & np.isfinite(upper)
+    middle = np.where(np.isfinite(lower), np.inf, -np.inf)  # one limit or none: away from it
+    middle[both] = 0.5 * (lower[both] + upper[both])
     toward = np.where(np.isfinite(lower) | np.isfinite(upper), np.sign(middle - q), 0.0)
     sign = np.where(toward != 0.0, toward, np.where(flip, -1.0, 1.0))
     step = sign * direction

@@ -221,3 +221,24 @@ def test_the_planar_arm_is_solved_in_batches(clean_scene: bpy.types.Scene) -> No
     while not job.done:
         job.step()
     assert not job.reached[job._beyond].any()
+
+
+def test_a_goal_that_does_not_measure_position_reaches_beyond_the_span(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    # Position Weight 0: a Solve meets the goal by the orientation alone, wherever its point
+    # (the target's Y turned 60 degrees towards +Z: b2 can align with it).
+    obj = _planar_arm()
+    item = obj.reach_ik.constraints[0]
+    item.goal_type, item.position_weight = "POSITION_ORIENTATION", 0.0
+    bpy.data.objects["T"].rotation_euler = (math.radians(60.0), 0.0, 0.0)
+    bpy.context.view_layer.update()
+    assert bpy.ops.reach.envelope(resolution=7, orientation=True) == {"FINISHED"}
+    cloud = bpy.data.objects[f"Envelope {item.name}"]
+    assert cloud["reach_reached"] == cloud["reach_samples"]
+    target = bpy.data.objects["T"]
+    target.location = (0.0, 5.0, 5.0)  # far beyond the two bones
+    bpy.context.view_layer.update()
+    bpy.ops.reach.solve()
+    report = importlib.import_module("bl_ext.user_default.reach_ik.bridge.session.last_report")
+    assert report.last(obj).satisfied
