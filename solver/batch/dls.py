@@ -21,7 +21,7 @@ are boxes on the variables (:func:`~.model.box_bounds`), so
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -38,21 +38,69 @@ RUNNING = -1
 
 
 @dataclass
-class BatchRun:
-    """Where each of B runs stopped.
+class Working:
+    """The runs in progress: row ``k`` of every array is run ``k``'s.
 
     Attributes:
-        z: (B, n) final points (scaled variables).
-        evaluation: their evaluations.
-        status: (B,) :class:`~solver.optimizer.Status` values.
-        nit: (B,) iterations; nfev: (B,) evaluations.
+        z: (k, n) current points (scaled variables).
+        at: their evaluations.
+        nit: (k,) iterations so far; nfev: (k,) evaluations so far.
+        q_fixed: (k, n_joints) joint values of the held coordinates.
+        targets: (k, T, 3) goal targets.
+        owner: (k,) the problem each run solves; attempt: (k,) which of its starts (0 the
+            first, 1... its restarts in order); generation: (k,) which of its restart
+            sequences (see :mod:`.search`).
     """
 
     z: np.ndarray
-    evaluation: BatchEvaluation
-    status: np.ndarray
+    at: BatchEvaluation
     nit: np.ndarray
     nfev: np.ndarray
+    q_fixed: np.ndarray
+    targets: np.ndarray
+    owner: np.ndarray
+    attempt: np.ndarray
+    generation: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.z)
+
+    def take(self, index: np.ndarray) -> Working:
+        """The runs ``index`` (k,)."""
+        return Working(
+            **{
+                f.name: take_rows(getattr(self, f.name), index)
+                for f in fields(self)  # the evaluation's own fields too
+            }
+        )
+
+    def join(self, other: Working) -> Working:
+        """These runs followed by ``other``'s."""
+        return Working(
+            **{
+                f.name: join_rows(getattr(self, f.name), getattr(other, f.name))
+                for f in fields(self)
+            }
+        )
+
+
+def take_rows(value: object, index: np.ndarray) -> object:
+    """Rows ``index`` of an array, or of every array field of a dataclass (an evaluation)."""
+    if isinstance(value, np.ndarray):
+        return value[index]
+    return type(value)(**{f.name: getattr(value, f.name)[index] for f in fields(value)})
+
+
+def join_rows(first: object, second: object) -> object:
+    """Rows of ``first`` then ``second``: arrays, or dataclasses of arrays (evaluations)."""
+    if isinstance(first, np.ndarray):
+        return np.concatenate((first, second))
+    return type(first)(
+        **{
+            f.name: np.concatenate((getattr(first, f.name), getattr(second, f.name)))
+            for f in fields(first)
+        }
+    )
 
 
 def bound_sides(model: BatchModel, z: np.ndarray) -> np.ndarray:
@@ -203,70 +251,46 @@ class BatchDampedLeastSquares:
         step[over] *= (self.step_limit / largest[over])[:, None]
         return step
 
-    def run(
-        self,
-        model: BatchModel,
-        z0: np.ndarray,
-        q_fixed: np.ndarray,
-        targets: np.ndarray,
-        deadline: float | None,
-    ) -> BatchRun:
-        """Iterate every problem from its feasible start ``z0`` (B, n) until it stops.
+    def iterate(self, model: BatchModel, work: Working, deadline: float | None) -> np.ndarray:
+        """One iteration of every run in ``work`` (updated in place); returns (k,) each run's
+        stop (:class:`~solver.optimizer.Status`) or :data:`RUNNING`.
 
-        Args:
-            model: the structure.
-            z0: (B, n) feasible starts, scaled variables.
-            q_fixed: (B, n_joints) joint values of the held coordinates.
-            targets: (B, T, 3) goal targets.
-            deadline: ``time.perf_counter()`` value at which every running problem stops
-                with ``TIME_LIMIT``, or None.
+        The single run's order: a point that meets every goal stops, then the time limit,
+        the Kuhn-Tucker test and the iteration limit, then a step that lowers ``G`` is
+        taken, or the run stops with ``NO_PROGRESS``.
         """
-        count = len(z0)
-        z = np.array(z0, dtype=float)
-        at = model.evaluate(z, q_fixed, targets)
-        status = np.full(count, RUNNING, dtype=int)
-        nit = np.zeros(count, dtype=int)
-        nfev = np.ones(count, dtype=int)
-        running = np.arange(count)
-        while len(running):
-            here = at.take(running)
-            reached = here.reached
-            status[running[reached]] = Status.GOAL_REACHED
-            running, here = running[~reached], here.take(np.flatnonzero(~reached))
-            if deadline is not None and time.perf_counter() >= deadline:
-                status[running] = Status.TIME_LIMIT
-                break
-            sides = bound_sides(model, z[running])
-            feasible = feasible_direction(model, sides, -here.g)
-            kt = np.einsum("bn,bn->b", feasible, feasible) <= KT_TOLERANCE * (1.0 + here.f)
-            status[running[kt]] = Status.KUHN_TUCKER
-            spent = ~kt & (nit[running] >= self.max_iterations)
-            status[running[spent]] = Status.MAX_ITERATIONS
-            keep = np.flatnonzero(~kt & ~spent)
-            running, here, sides = running[keep], here.take(keep), sides[keep]
-            if not len(running):
-                break
-            step = self.step(model, here, sides)
-            moved = self._decrease(model, z, at, running, step, q_fixed, targets, nfev)
-            status[running[~moved]] = Status.NO_PROGRESS
-            running = running[moved]
-            nit[running] += 1
-        return BatchRun(z, at, status, nit, nfev)
+        at = work.at
+        status = np.where(at.reached, Status.GOAL_REACHED, RUNNING)
+        if deadline is not None and time.perf_counter() >= deadline:
+            return np.where(at.reached, Status.GOAL_REACHED, Status.TIME_LIMIT)
+        live = np.flatnonzero(~at.reached)
+        if not len(live):
+            return status
+        here = at if len(live) == len(work) else at.take(live)
+        sides = bound_sides(model, work.z[live])
+        feasible = feasible_direction(model, sides, -here.g)
+        kt = np.einsum("bn,bn->b", feasible, feasible) <= KT_TOLERANCE * (1.0 + here.f)
+        spent = ~kt & (work.nit[live] >= self.max_iterations)
+        status[live[kt]] = Status.KUHN_TUCKER
+        status[live[spent]] = Status.MAX_ITERATIONS
+        keep = np.flatnonzero(~kt & ~spent)
+        if not len(keep):
+            return status
+        if len(keep) < len(live):
+            live, here, sides = live[keep], here.take(keep), sides[keep]
+        step = self.step(model, here, sides)
+        moved = self._decrease(model, work, live, step)
+        status[live[~moved]] = Status.NO_PROGRESS
+        work.nit[live[moved]] += 1
+        return status
 
     @staticmethod
     def _decrease(
-        model: BatchModel,
-        z: np.ndarray,
-        at: BatchEvaluation,
-        running: np.ndarray,
-        step: np.ndarray,
-        q_fixed: np.ndarray,
-        targets: np.ndarray,
-        nfev: np.ndarray,
+        model: BatchModel, work: Working, running: np.ndarray, step: np.ndarray
     ) -> np.ndarray:
-        """Halve each step until its clipped trial point lowers ``G``; move those problems
-        (``z``, ``at`` and ``nfev`` updated in place). Returns (k,) which of ``running``
-        moved.
+        """Halve each step until its clipped trial point lowers ``G``; move those runs
+        (``work``'s ``z``, ``at`` and ``nfev`` updated in place). Returns (k,) which of
+        ``running`` moved.
 
         The full steps are tried first (most are taken); the problems left try their next
         :data:`LEVELS` halvings in one evaluation and take the first, in order, that lowers
@@ -274,6 +298,7 @@ class BatchDampedLeastSquares:
         (halving is exact in floating point) in fewer sequential passes. ``nfev`` counts
         the evaluations the single run makes.
         """
+        z, at, nfev = work.z, work.at, work.nfev
         moved = np.zeros(len(running), dtype=bool)
         trying = np.arange(len(running))  # positions in running
         halved = 0
@@ -290,7 +315,7 @@ class BatchDampedLeastSquares:
             changed = (trials != here[:, None, :]).any(axis=2)
             flat = trials.reshape(-1, model.n)
             repeat = np.repeat(index, levels)
-            evaluation = model.evaluate(flat, q_fixed[repeat], targets[repeat])
+            evaluation = model.evaluate(flat, work.q_fixed[repeat], work.targets[repeat])
             lower = changed & (evaluation.f.reshape(-1, levels) < at.f[index][:, None])
             # The first level that lowers G, and the first that does not move the point.
             first = np.where(lower.any(axis=1), lower.argmax(axis=1), levels)
@@ -308,4 +333,4 @@ class BatchDampedLeastSquares:
         return moved
 
 
-__all__ = ["RUNNING", "BatchDampedLeastSquares", "BatchRun", "box_step"]
+__all__ = ["RUNNING", "BatchDampedLeastSquares", "Working", "box_step", "join_rows", "take_rows"]
