@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, fields
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -32,6 +33,9 @@ from .model import BatchEvaluation, BatchModel
 
 #: Halvings of a step tried side by side once its full step failed (see ``_decrease``).
 LEVELS = 6
+
+#: An array, or a dataclass of arrays with a leading axis over runs (an evaluation).
+Rows = TypeVar("Rows")
 
 #: Guesses of the bounds a step holds before the active set's passes (see ``_guessed``).
 GUESSES = 3
@@ -87,23 +91,24 @@ class Working:
         )
 
 
-def take_rows(value: object, index: np.ndarray) -> object:
+def take_rows(value: Rows, index: np.ndarray) -> Rows:
     """Rows ``index`` of an array, or of every array field of a dataclass (an evaluation)."""
-    if isinstance(value, np.ndarray):
-        return value[index]
-    return type(value)(**{f.name: getattr(value, f.name)[index] for f in fields(value)})
+    data: Any = value
+    if isinstance(data, np.ndarray):
+        return cast(Rows, data[index])
+    return cast(Rows, type(data)(**{f.name: getattr(data, f.name)[index] for f in fields(data)}))
 
 
-def join_rows(first: object, second: object) -> object:
+def join_rows(first: Rows, second: Rows) -> Rows:
     """Rows of ``first`` then ``second``: arrays, or dataclasses of arrays (evaluations)."""
-    if isinstance(first, np.ndarray):
-        return np.concatenate((first, second))
-    return type(first)(
-        **{
-            f.name: np.concatenate((getattr(first, f.name), getattr(second, f.name)))
-            for f in fields(first)
-        }
-    )
+    one: Any = first
+    two: Any = second
+    if isinstance(one, np.ndarray):
+        return cast(Rows, np.concatenate((one, two)))
+    parts = {
+        f.name: np.concatenate((getattr(one, f.name), getattr(two, f.name))) for f in fields(one)
+    }
+    return cast(Rows, type(one)(**parts))
 
 
 def bound_sides(model: BatchModel, z: np.ndarray) -> np.ndarray:

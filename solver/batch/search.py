@@ -153,6 +153,7 @@ class Search:
         self.generation = np.zeros(count, dtype=int)
         self.sequences: dict[int, _Sequence] = {}
         self.best: BestRuns | None = None
+        self.iterations = 0  # passes over the working set
 
     def _out_of_time(self) -> bool:
         return self.deadline is not None and time.perf_counter() >= self.deadline
@@ -175,11 +176,13 @@ class Search:
         )  # fmt: skip
         while len(work):
             status = self.method.iterate(model, work, self.deadline)
-            touched: list[int] = []
+            self.iterations += 1
+            touched = self._settled_at_once(work, status)
             for i in np.flatnonzero(status != RUNNING):
                 touched.append(self._finished(work, int(i), int(status[i])))
             if self.restarts:
                 early = (work.attempt == 0) & (work.nit == SPECULATE) & (status == RUNNING)
+                early &= ~self.settled[work.owner]
                 for i in np.flatnonzero(early):
                     b = int(work.owner[i])
                     self.sequences[b] = _Sequence(self._sampler(b), None, confirmed=False)
@@ -197,6 +200,30 @@ class Search:
             if touched and not self._out_of_time():
                 work = self._launch(work, dict.fromkeys(touched))
         return self.best, self.tries
+
+    def _settled_at_once(self, work: Working, status: np.ndarray) -> list[int]:
+        """Settle the problems whose first run ended with no restart to follow (most: their
+        goals met) in a few array operations, their runs marked done in ``status``
+        (:data:`RUNNING` again, and dropped as settled); returns those that had restarts
+        started early (their runs are dropped too)."""
+        best = self.best
+        assert best is not None
+        done = (status != RUNNING) & (work.attempt == 0)
+        final = work.at.reached | (status == Status.TIME_LIMIT) | (not self.restarts)
+        rows = np.flatnonzero(done & final & (work.generation == self.generation[work.owner]))
+        if not len(rows):
+            return []
+        owner = work.owner[rows]
+        best.z[owner] = work.z[rows]
+        best.status[owner] = status[rows]
+        best.nit[owner], best.nfev[owner] = work.nit[rows], work.nfev[rows]
+        best.evaluation.put(owner, work.at.take(rows))
+        self.settled[owner] = True
+        status[rows] = RUNNING
+        early = [int(b) for b in owner if int(b) in self.sequences]
+        for b in early:
+            del self.sequences[b]
+        return early
 
     def _sampler(self, b: int) -> StartSampler:
         return StartSampler(self.scaled, self.z0[b], self.seed)

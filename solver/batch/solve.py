@@ -12,6 +12,7 @@ another start gets it in the next batch, so a problem solved from the same start
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -155,7 +156,8 @@ class BatchSolver:
         coords[:, problem.variables] = problem.scale * (unit * best.z)
         # Back from scaled variables a value on a bound may be off by a rounding: clip it.
         coords = np.clip(coords, lower, upper)
-        return _result(model, figure, best, restarts, coords, length, time.perf_counter() - clock)
+        result = _result(model, figure, best, restarts, coords, length, time.perf_counter() - clock)
+        return dataclasses.replace(result, iterations=search.iterations)
 
 
 def solve_batch(
