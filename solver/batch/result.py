@@ -40,6 +40,8 @@ class BatchResult:
         time: wall time of the whole batch, seconds.
         iterations: passes over the batch's working set (every run in it advances one
             iteration a pass): what the batch's wall time grows with besides its size.
+        run_iterations: the runs advanced over all passes (restarts dropped unused
+            included): the batch's work.
     """
 
     x: np.ndarray
@@ -60,6 +62,7 @@ class BatchResult:
     labels: tuple[str, ...]
     time: float
     iterations: int = 0
+    run_iterations: int = 0
 
     def __len__(self) -> int:
         return len(self.x)

@@ -154,6 +154,7 @@ class Search:
         self.sequences: dict[int, _Sequence] = {}
         self.best: BestRuns | None = None
         self.iterations = 0  # passes over the working set
+        self.run_iterations = 0  # runs over all passes
 
     def _out_of_time(self) -> bool:
         return self.deadline is not None and time.perf_counter() >= self.deadline
@@ -177,6 +178,7 @@ class Search:
         while len(work):
             status = self.method.iterate(model, work, self.deadline)
             self.iterations += 1
+            self.run_iterations += len(work)
             touched = self._settled_at_once(work, status)
             for i in np.flatnonzero(status != RUNNING):
                 touched.append(self._finished(work, int(i), int(status[i])))

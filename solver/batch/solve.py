@@ -157,7 +157,9 @@ class BatchSolver:
         # Back from scaled variables a value on a bound may be off by a rounding: clip it.
         coords = np.clip(coords, lower, upper)
         result = _result(model, figure, best, restarts, coords, length, time.perf_counter() - clock)
-        return dataclasses.replace(result, iterations=search.iterations)
+        return dataclasses.replace(
+            result, iterations=search.iterations, run_iterations=search.run_iterations
+        )
 
 
 def solve_batch(
