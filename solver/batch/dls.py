@@ -317,11 +317,20 @@ class BatchDampedLeastSquares:
             return np.full(len(error), self.damping)
         return np.sqrt(np.einsum("bm,bm->b", error, error)) / (2.0 * self.step_limit)
 
-    def step(self, model: BatchModel, at: BatchEvaluation, sides: np.ndarray) -> np.ndarray:
-        """The steps (B, n) from points evaluated as ``at`` with bounds ``sides``."""
+    def step(
+        self,
+        model: BatchModel,
+        at: BatchEvaluation,
+        sides: np.ndarray,
+        idle: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """The steps (B, n) from points evaluated as ``at`` with bounds ``sides``; the rows
+        ``idle`` (B,) (stopped runs, their step unused) get ``lambda = 1``."""
         damping = self._damping(at.error)
-        # lambda = 0 only where e = 0, where every step is 0: keep the solve regular.
-        damping = np.where(damping > 0.0, damping, 1.0)
+        # lambda = 0 only where e = 0, where every step is 0: keep the solve regular (and
+        # a stopped run's tiny error must not make its matrix singular).
+        regular = damping > 0.0 if idle is None else (damping > 0.0) & ~idle
+        damping = np.where(regular, damping, 1.0)
         step = box_step(at.jacobian, at.error, damping, sides, model.fixed)
         largest = np.abs(step).max(axis=1, initial=0.0)
         over = largest > self.step_limit
@@ -337,26 +346,27 @@ class BatchDampedLeastSquares:
         taken, or the run stops with ``NO_PROGRESS``.
         """
         at = work.at
-        status = np.where(at.reached, Status.GOAL_REACHED, RUNNING)
         if deadline is not None and time.perf_counter() >= deadline:
             return np.where(at.reached, Status.GOAL_REACHED, Status.TIME_LIMIT)
-        live = np.flatnonzero(~at.reached)
+        # Every test and the step on every run, stopping or not: the few rows wasted cost
+        # less than taking the others out (the stopped runs leave the set after the pass).
+        sides = bound_sides(model, work.z)
+        feasible = feasible_direction(model, sides, -at.g)
+        kt = np.einsum("bn,bn->b", feasible, feasible) <= KT_TOLERANCE * (1.0 + at.f)
+        status = np.where(
+            at.reached,
+            Status.GOAL_REACHED,
+            np.where(
+                kt,
+                Status.KUHN_TUCKER,
+                np.where(work.nit >= self.max_iterations, Status.MAX_ITERATIONS, RUNNING),
+            ),
+        )
+        live = np.flatnonzero(status == RUNNING)
         if not len(live):
             return status
-        here = at if len(live) == len(work) else at.take(live)
-        sides = bound_sides(model, work.z[live])
-        feasible = feasible_direction(model, sides, -here.g)
-        kt = np.einsum("bn,bn->b", feasible, feasible) <= KT_TOLERANCE * (1.0 + here.f)
-        spent = ~kt & (work.nit[live] >= self.max_iterations)
-        status[live[kt]] = Status.KUHN_TUCKER
-        status[live[spent]] = Status.MAX_ITERATIONS
-        keep = np.flatnonzero(~kt & ~spent)
-        if not len(keep):
-            return status
-        if len(keep) < len(live):
-            live, here, sides = live[keep], here.take(keep), sides[keep]
-        step = self.step(model, here, sides)
-        moved = self._decrease(model, work, live, step)
+        step = self.step(model, at, sides, status != RUNNING)
+        moved = self._decrease(model, work, live, step[live])
         status[live[~moved]] = Status.NO_PROGRESS
         work.nit[live[moved]] += 1
         return status
@@ -403,7 +413,7 @@ class BatchDampedLeastSquares:
             better = index[rows]
             pick = rows * levels + first[rows]
             z[better] = flat[pick]
-            at.put(better, evaluation.take(pick))
+            at.put(better, evaluation if len(pick) == len(flat) else evaluation.take(pick))
             moved[trying[rows]] = True
             trying = trying[~taken & (still == levels)]
             halved += levels
