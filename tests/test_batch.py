@@ -227,7 +227,9 @@ def _early_and_late(monkeypatch, speculate: int, *args, **options):
 def test_restarts_started_beside_a_first_run_change_no_answer(monkeypatch, speculate):
     """Restarts started while a first run still goes (``SPECULATE``) give every problem the
     answer, counts and statuses of restarts started after it, as single solves, in fewer
-    passes over the batch (two first runs end at the iteration limit)."""
+    passes over the batch (two first runs end at the iteration limit; the problems need up
+    to 4 restarts, all started beside the first run)."""
+    monkeypatch.setattr(search, "FIRST_WIDTH", 4)
     fig, tip = _arm()
     poses = _poses(fig, np.random.default_rng(5), 10)
     options = {**OPTIONS, "max_iterations": 20}

@@ -212,13 +212,16 @@ def _guessed(
     scale = 1e-12 * (1.0 + np.abs(gradient).max(axis=1))
     open_ = np.arange(count)
     on = (sides != 0.0) & ~fixed
-    for _ in range(GUESSES):
-        normal_, gradient_, lam2_, sides_ = (
-            normal[open_],
-            gradient[open_],
-            lam2[open_],
-            sides[open_],
-        )
+    for guess_number in range(GUESSES):
+        if guess_number:
+            normal_, gradient_, lam2_, sides_ = (
+                normal[open_],
+                gradient[open_],
+                lam2[open_],
+                sides[open_],
+            )
+        else:  # every problem: no copies
+            normal_, gradient_, lam2_, sides_ = normal, gradient, lam2, sides
         hold = held[open_]
         guess = _masked_solve(normal_, gradient_, lam2_, ~hold)
         size = np.sqrt(np.einsum("bn,bn->b", guess, guess))

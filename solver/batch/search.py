@@ -43,17 +43,20 @@ from .model import BatchEvaluation, BatchModel
 #: Restarts of one problem that may run side by side: :data:`BUDGET` shared among the problems
 #: waiting for restarts (at least 1), or as many as it took already if more, at most
 #: :data:`MAX_WIDTH`; :data:`FIRST_WIDTH` beside a first run still going. A run costs little
-#: beside an iteration's fixed cost while the working set is small, and wastes its work when
-#: an earlier restart of the same problem meets the goals: on the bench's xArm 6 targets (26 %
-#: of the first runs miss) a budget of 128 ran 2,969 restarts for the 1,538 taken, B / 4 per
-#: problem 3,570.
-BUDGET = 128
-FIRST_WIDTH = 4
-MAX_WIDTH = 64
+#: beside a pass's fixed cost while the working set is small, and wastes its work when an
+#: earlier restart of the same problem meets the goals. Chosen on the bench's 1,000 targets by
+#: passes and run-iterations (counts, not timings): xArm 6 (26 % of the first runs miss) 994
+#: passes and 165,279 run-iterations for the 128,037 of the runs taken (B / 4 per problem,
+#: up to 64, the rounds before: 207,085 run-iterations; a budget of 128 and widths up to 64:
+#: 911 and 186,408); iiwa7 251 passes, 21,632 run-iterations for 19,118 (26,055 with 64).
+BUDGET = 64
+FIRST_WIDTH = 2
+MAX_WIDTH = 16
 
 #: Iterations after which a first run still going gets its first :data:`FIRST_WIDTH`
 #: restarts started beside it. On the bench's 1,000 iiwa 7 targets (bench/batch.py) 99 % of
-#: the first runs that meet their goals do so within 48 iterations, 90 % within 27.
+#: the first runs that meet their goals do so within 48 iterations, 90 % within 27 (100
+#: instead of 50: 301 passes instead of 251).
 SPECULATE = 50
 
 
@@ -152,6 +155,7 @@ class Search:
         self.settled = np.zeros(count, dtype=bool)  # nothing left to run for the problem
         self.generation = np.zeros(count, dtype=int)
         self.sequences: dict[int, _Sequence] = {}
+        self.waiting = 0  # confirmed sequences: problems known to need restarts
         self.best: BestRuns | None = None
         self.iterations = 0  # passes over the working set
         self.run_iterations = 0  # runs over all passes
@@ -258,6 +262,7 @@ class Search:
         ):
             self._settle(b)
             return
+        self.waiting += 1
         if converged:  # the nudge first: a sequence drawn without it is dropped
             self.generation[b] += 1
             self.sequences[b] = _Sequence(self._sampler(b), run.z, confirmed=True)
@@ -275,7 +280,8 @@ class Search:
 
     def _settle(self, b: int) -> None:
         self.settled[b] = True
-        self.sequences.pop(b, None)
+        sequence = self.sequences.pop(b, None)
+        self.waiting -= sequence is not None and sequence.confirmed
 
     def _take(self, b: int) -> None:
         """Take problem ``b``'s finished restarts in order, as the single solve would."""
@@ -306,7 +312,7 @@ class Search:
 
     def _launch(self, work: Working, problems: dict[int, None]) -> Working:
         """Start the next restarts of ``problems`` that have room for more running ones."""
-        waiting = sum(1 for s in self.sequences.values() if s.confirmed) or 1
+        waiting = max(self.waiting, 1)
         base = min(MAX_WIDTH, max(1, BUDGET // waiting))
         owners: list[int] = []
         attempts: list[int] = []
