@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -165,6 +165,12 @@ class Peer:
     seconds: list[float]
     solved: int
     note: str = ""
+    cpu: list[float] = field(default_factory=list)
+    """Process CPU seconds of each solve call (steadier than wall time on a loaded machine)."""
+
+    @property
+    def cpu_median(self) -> float:
+        return float(np.median(self.cpu)) if self.cpu else float("nan")
 
     @property
     def median(self) -> float:
@@ -181,13 +187,15 @@ class Peer:
 
 def one_by_one(name: str, peer: object, chain: SerialChain, targets: Targets, count: int) -> Peer:
     """``peer.solve`` on the first ``count`` targets, graded."""
-    seconds, solved = [], 0
+    seconds, cpu, solved = [], [], 0
     for k in range(count):
+        clock = time.process_time()
         attempt = peer.solve(targets.positions[k], targets.rotations[k])  # type: ignore[attr-defined]
+        cpu.append(time.process_time() - clock)
         seconds.append(attempt.seconds)
         record = grade(chain, attempt, k, targets.positions[k], targets.rotations[k])
         solved += record.outcome == "solved"
-    return Peer(name, seconds, solved)
+    return Peer(name, seconds, solved, cpu=cpu)
 
 
 def tracik(chain: SerialChain, targets: Targets, count: int) -> Peer:
@@ -362,14 +370,18 @@ def section(
         f"### {COUNT} full-pose targets per robot",
         "",
         f"The batch is solved {REPEATS} times (the same answers each time): its median wall "
-        "time per solve, the range over the runs in brackets. TRAC-IK and the loop of single "
-        "Reach solves: per-solve median (p95); the loop's mean is its throughput.",
+        "time per solve, the range over the runs in brackets, and that run's CPU time per "
+        "solve. TRAC-IK and the loop of single Reach solves: per-solve median (p95); the "
+        "loop's mean is its throughput. On a loaded machine wall times swing with the other "
+        "jobs; the CPU ratio (batch CPU per solve / TRAC-IK's median CPU per solve) is the "
+        "steadier comparison.",
         "",
         "| robot | batch solved | batch per solve | batch CPU per solve | passes | "
         "run-iterations per problem | restarts (most iterations) | "
-        "TRAC-IK solved | TRAC-IK median (p95) | batch / TRAC-IK median | "
+        "TRAC-IK solved | TRAC-IK median (p95) | TRAC-IK CPU median | "
+        "batch / TRAC-IK median: wall, CPU | "
         "loop of single Reach solves: mean, median (p95), solved | loop mean / batch |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in robots:
         b, t, loop = row.batch, row.tracik, row.loop
@@ -381,9 +393,10 @@ def section(
             f"{b.run_iterations / b.count:.1f} | {b.restarts} ({b.max_nit}) | "
             + (
                 f"{100 * t.solved / len(t.seconds):.1f}% | {ms(t.median)} ({ms(t.p95)}) ms | "
-                f"{_ratio(per, t.median)} | "
+                f"{ms(t.cpu_median)} ms | {_ratio(per, t.median)}, "
+                f"{_ratio(b.cpu / b.count, t.cpu_median)} | "
                 if t.seconds
-                else f"- ({t.note}) | - | - | "
+                else f"- ({t.note}) | - | - | - | "
             )
             + f"{ms(loop.mean)} ms, {ms(loop.median)} ({ms(loop.p95)}) ms, "
             f"{loop.solved}/{len(loop.seconds)} | {_ratio(loop.mean, per)} |"
