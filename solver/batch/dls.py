@@ -404,8 +404,12 @@ class BatchDampedLeastSquares:
             )  # (t, levels, n)
             changed = (trials != here[:, None, :]).any(axis=2)
             flat = trials.reshape(-1, model.n)
-            repeat = np.repeat(index, levels)
-            evaluation = model.evaluate(flat, work.q_fixed[repeat], work.targets[repeat])
+            if levels == 1 and len(index) == len(work):  # every run, in order: no copies
+                q_fixed, targets = work.q_fixed, work.targets
+            else:
+                repeat = np.repeat(index, levels)
+                q_fixed, targets = work.q_fixed[repeat], work.targets[repeat]
+            evaluation = model.evaluate(flat, q_fixed, targets)
             lower = changed & (evaluation.f.reshape(-1, levels) < at.f[index][:, None])
             # The first level that lowers G, and the first that does not move the point.
             first = np.where(lower.any(axis=1), lower.argmax(axis=1), levels)
