@@ -5,9 +5,9 @@ weights, limits) and differ in their goals' targets and their starts. Every prob
 ``"dls"`` (:mod:`.dls`) from its start, all at once; a problem that misses a goal is
 restarted like a single solve (:mod:`solver.restarts`: the nudge after a Kuhn-Tucker
 stop, then the seeded starts, the agreement stop for a provably unreachable goal, the
-better of two answers by :func:`~solver.restarts.better`), and every problem that needs
-another start gets it in the next batch, so a problem solved from the same start with
-``Solver(method="dls")`` and the same options meets its goals alike.
+better of two answers by :func:`~solver.restarts.better`), its restarts running in the same
+working set as the other problems' runs (:mod:`.search`), so a problem solved from the same
+start with ``Solver(method="dls")`` and the same options meets its goals alike.
 """
 
 from __future__ import annotations
