@@ -17,7 +17,7 @@ from solver import (
     Solver,
     Status,
 )
-from solver.batch import BatchSolver, solve_batch
+from solver.batch import BatchSolver, search, solve_batch
 from tests.solver_checks import random_rotation, spatial_arm
 
 #: Options shared by the batch and the single solves it is compared with: no time limit, so
@@ -242,3 +242,52 @@ def test_several_constraints_rigidity_and_a_prismatic_joint_as_single_solves():
         assert batch[b].restarts == single.restarts, b
         assert np.allclose(batch.x[b], single.x, atol=1e-6), b
         assert batch[b].fun == pytest.approx(single.fun, rel=1e-6, abs=1e-12)
+
+
+def _early_and_late(monkeypatch, speculate: int, *args, **options):
+    """The batch with restarts started beside first runs after ``speculate`` iterations,
+    and with restarts started only after them; both compared field by field."""
+    monkeypatch.setattr(search, "SPECULATE", 10**6)
+    late = solve_batch(*args, **options)
+    monkeypatch.setattr(search, "SPECULATE", speculate)
+    early = solve_batch(*args, **options)
+    for name in ("x", "status", "nit", "nfev", "restarts", "fun", "success"):
+        assert np.array_equal(getattr(early, name), getattr(late, name)), name
+    return early, late
+
+
+@pytest.mark.parametrize("speculate", [1, 4])
+def test_restarts_started_beside_a_first_run_change_no_answer(monkeypatch, speculate):
+    """Restarts started while a first run still goes (``SPECULATE``) give every problem the
+    answer, counts and statuses of restarts started after it, as single solves, in fewer
+    passes over the batch (two first runs end at the iteration limit; the problems need up
+    to 4 restarts, all started beside the first run)."""
+    monkeypatch.setattr(search, "FIRST_WIDTH", 4)
+    fig, tip = _arm()
+    poses = _poses(fig, np.random.default_rng(5), 10)
+    options = {**OPTIONS, "max_iterations": 20}
+    args = (fig, [tip], {"tip": poses}, fig.neutral())
+    first = solve_batch(*args, **{**options, "restarts": 0})
+    assert (first.status == Status.MAX_ITERATIONS).sum() == 2
+    early, late = _early_and_late(monkeypatch, speculate, *args, **options)
+    assert early.iterations < late.iterations
+    for b in range(len(poses)):
+        single = _single(fig, tip, poses[b], fig.neutral(), max_iterations=20)
+        assert early[b].status == single.status and early[b].restarts == single.restarts, b
+        assert np.allclose(early.x[b], single.x, atol=1e-6), b
+
+
+def test_restarts_started_early_give_way_to_the_nudge(monkeypatch):
+    """A first run that goes on past ``SPECULATE`` and ends at a Kuhn-Tucker point restarts
+    with the nudge first, as a single solve: the restarts started beside it are dropped and
+    the answers are those of restarts started after it."""
+    fig, tip = _arm()
+    poses = _poses(fig, np.random.default_rng(5), 10, far=2)
+    args = (fig, [tip], {"tip": poses}, fig.neutral())
+    first = solve_batch(*args, **{**OPTIONS, "restarts": 0})
+    assert ((first.status == Status.KUHN_TUCKER) & (first.nit > 1)).any()
+    early, _ = _early_and_late(monkeypatch, 1, *args, **OPTIONS)
+    for b in np.flatnonzero(first.status == Status.KUHN_TUCKER):
+        single = _single(fig, tip, poses[b], fig.neutral())
+        assert early[int(b)].restarts == single.restarts > 0, b
+        assert np.allclose(early.x[b], single.x, atol=1e-6), b

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bench.batch import SECTION, BatchModel, Peer, RobotRow, batches, section
+from bench.batch import SECTION, BatchModel, FloorRow, Peer, RobotRow, batches, section
 from bench.robots import robot_chain
 from bench.sections import marked_sections, write_section
 from bench.serial import sample_targets
@@ -22,11 +22,19 @@ def test_a_small_batch_is_graded_and_its_section_replaced_in_place(tmp_path):
     assert timing.count == 6 and timing.violations == 0
     assert timing.solved == 6  # the first targets of the main bench: every one is met
     row = RobotRow("iiwa7", timing, Peer("TRAC-IK", [], 0, note="not run"), Peer("loop", [1e-3], 1))
+    floor = [FloorRow(10, 20.0, 10.0, 5.0)]
     text = section(
-        [row], [timing] * 5, [(7, timing, Peer("loop", [1e-3], 1))], "test", datetime.now(), 1.0
+        [row],
+        [timing] * 5,
+        [(7, timing, Peer("loop", [1e-3], 1))],
+        floor,
+        "test",
+        datetime.now(),
+        1.0,
     )
     assert "| iiwa7 | 100.0% (0 limit violations) |" in text
     assert "| 10000 | 100.0% |" in text and "| chain-7 | 100.0% |" in text
+    assert "| 10 | 20.00 | 10.00 | 5.00 |" in text
     results = tmp_path / "RESULTS.md"
     results.write_text("# Results\n")
     write_section(results, SECTION, text)

@@ -3,8 +3,9 @@
 B problems that share a figure and its constraints but differ in goal targets and starts
 are solved by damped least squares with every array carrying a leading batch axis:
 :mod:`.model` is the batched assembler over the same :class:`~solver.model.kinematics.Kinematics`
-as a single solve, :mod:`.dls` the run, :mod:`.inputs` the targets and starts validated,
-:mod:`.solve` the restarts and results, :mod:`.result` the :class:`BatchResult`.
+as a single solve, :mod:`.dls` the run, :mod:`.search` the working set of first runs and
+restarts, :mod:`.inputs` the targets and starts validated, :mod:`.solve` the entry points and
+results, :mod:`.result` the :class:`BatchResult`.
 """
 
 from .model import SUPPORTED_GOALS, BatchModel, check_structure

@@ -6,22 +6,27 @@ under the limits the point is on, cut to a largest change of ``s``, halved until
 decreases (at most :data:`~solver.methods.dls.MAX_HALVINGS` times), and the same stops
 (``GOAL_REACHED``, ``KUHN_TUCKER`` by the same test, ``NO_PROGRESS``, ``MAX_ITERATIONS``,
 ``TIME_LIMIT``). What changes is the arithmetic's shape: every array has a leading axis over
-the problems still running (a problem that stops leaves the working set), and the limits
-are boxes on the variables (:func:`~.model.box_bounds`), so
+the runs in progress (:class:`Working`; :meth:`BatchDampedLeastSquares.iterate` advances
+them all one iteration, :mod:`.search` adds and drops runs), and the limits are boxes on the
+variables (:func:`~.model.box_bounds`), so
 
 - a row's projection is a clip, and the cone of feasible directions at a point is the
   coordinates not pushed against the bound they sit on;
 - the step's active set (Nocedal and Wright's Algorithm 16.3 as in
   :func:`~solver.methods.dls.bounded_step`) holds a bound by masking its variable's column:
   the step on the free columns solves ``(J_F^T J_F + lambda^2 I) dz = J_F^T e`` (eq. 15,
-  which is eq. 16's SVD form), all problems in one batched ``np.linalg.solve``; each pass
-  holds or releases one bound per problem, as the single step does.
+  which is eq. 16's SVD form), all problems in one batched ``np.linalg.solve``. The step's
+  programme being strictly convex, its minimiser is found by guessing the bounds held
+  (``_guessed``: a primal-dual active set checked by the active set's own optimality
+  tests); the passes that hold or release one bound per problem, as the single step does,
+  run only where the guesses fail (none on the bench's targets).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -33,26 +38,81 @@ from .model import BatchEvaluation, BatchModel
 #: Halvings of a step tried side by side once its full step failed (see ``_decrease``).
 LEVELS = 6
 
+#: An array, or a dataclass of arrays with a leading axis over runs (an evaluation).
+Rows = TypeVar("Rows")
+
+#: Guesses of the bounds a step holds before the active set's passes (see ``_guessed``).
+GUESSES = 3
+
 #: Status of a problem still running.
 RUNNING = -1
 
 
 @dataclass
-class BatchRun:
-    """Where each of B runs stopped.
+class Working:
+    """The runs in progress: row ``k`` of every array is run ``k``'s.
 
     Attributes:
-        z: (B, n) final points (scaled variables).
-        evaluation: their evaluations.
-        status: (B,) :class:`~solver.optimizer.Status` values.
-        nit: (B,) iterations; nfev: (B,) evaluations.
+        z: (k, n) current points (scaled variables).
+        at: their evaluations.
+        nit: (k,) iterations so far; nfev: (k,) evaluations so far.
+        q_fixed: (k, n_joints) joint values of the held coordinates.
+        targets: (k, T, 3) goal targets.
+        owner: (k,) the problem each run solves; attempt: (k,) which of its starts (0 the
+            first, 1... its restarts in order); generation: (k,) which of its restart
+            sequences (see :mod:`.search`).
     """
 
     z: np.ndarray
-    evaluation: BatchEvaluation
-    status: np.ndarray
+    at: BatchEvaluation
     nit: np.ndarray
     nfev: np.ndarray
+    q_fixed: np.ndarray
+    targets: np.ndarray
+    owner: np.ndarray
+    attempt: np.ndarray
+    generation: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.z)
+
+    def take(self, index: np.ndarray) -> Working:
+        """The runs ``index`` (k,)."""
+        return Working(
+            **{
+                f.name: take_rows(getattr(self, f.name), index)
+                for f in fields(self)  # the evaluation's own fields too
+            }
+        )
+
+    def join(self, other: Working) -> Working:
+        """These runs followed by ``other``'s."""
+        return Working(
+            **{
+                f.name: join_rows(getattr(self, f.name), getattr(other, f.name))
+                for f in fields(self)
+            }
+        )
+
+
+def take_rows(value: Rows, index: np.ndarray) -> Rows:
+    """Rows ``index`` of an array, or of every array field of a dataclass (an evaluation)."""
+    data: Any = value
+    if isinstance(data, np.ndarray):
+        return cast(Rows, data[index])
+    return cast(Rows, type(data)(**{f.name: getattr(data, f.name)[index] for f in fields(data)}))
+
+
+def join_rows(first: Rows, second: Rows) -> Rows:
+    """Rows of ``first`` then ``second``: arrays, or dataclasses of arrays (evaluations)."""
+    one: Any = first
+    two: Any = second
+    if isinstance(one, np.ndarray):
+        return cast(Rows, np.concatenate((one, two)))
+    parts = {
+        f.name: np.concatenate((getattr(one, f.name), getattr(two, f.name))) for f in fields(one)
+    }
+    return cast(Rows, type(one)(**parts))
 
 
 def bound_sides(model: BatchModel, z: np.ndarray) -> np.ndarray:
@@ -102,10 +162,85 @@ def box_step(
     open_ = np.flatnonzero(pushing)
     if not len(open_):
         return step
-    step[open_] = _active_set(
-        normal[open_], gradient[open_], lam2[open_], sides[open_], fixed, step[open_]
-    )
+    parts = normal[open_], gradient[open_], lam2[open_], sides[open_]
+    guess, optimal = _guessed(*parts, fixed, step[open_])
+    step[open_] = guess
+    missed = np.flatnonzero(~optimal)
+    if len(missed):
+        normal_, gradient_, lam2_, sides_ = (part[missed] for part in parts)
+        free_step = _free_step(normal_, gradient_, lam2_, fixed)
+        step[open_[missed]] = _active_set(normal_, gradient_, lam2_, sides_, fixed, free_step)
     return step
+
+
+def _masked_solve(
+    normal: np.ndarray, gradient: np.ndarray, lam2: np.ndarray, free: np.ndarray
+) -> np.ndarray:
+    """The step (k, n) of ``(J^T J + lambda^2 I) dz = J^T e`` on the ``free`` (k, n)
+    columns, ``dz = 0`` on the others."""
+    n = free.shape[1]
+    diagonal = np.arange(n)
+    matrix = normal * (free[:, :, None] & free[:, None, :])
+    matrix[:, diagonal, diagonal] += np.where(free, lam2[:, None], 1.0)
+    return np.linalg.solve(matrix, (gradient * free)[..., None])[..., 0]
+
+
+def _free_step(
+    normal: np.ndarray, gradient: np.ndarray, lam2: np.ndarray, fixed: np.ndarray
+) -> np.ndarray:
+    return _masked_solve(normal, gradient, lam2, np.broadcast_to(~fixed, gradient.shape))
+
+
+def _guessed(
+    normal: np.ndarray,
+    gradient: np.ndarray,
+    lam2: np.ndarray,
+    sides: np.ndarray,
+    fixed: np.ndarray,
+    free_step: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The step (k, n) under the bounds by guessing which hold, and (k,) whether it is the
+    step of :func:`_active_set` (up to rounding).
+
+    The step's quadratic programme is strictly convex (``lambda > 0``), so its minimiser is
+    unique, and a step that meets the optimality conditions of the active set's last pass -
+    no free variable crosses its bound, no held bound's multiplier pulls inwards, with the
+    active set's tolerances - is it. The first guess holds every bound the free step pushes
+    outwards; each of :data:`GUESSES` guesses holds the bounds the last one crossed and
+    releases those that pulled (a primal-dual active set), for the problems not yet optimal.
+    """
+    count = len(sides)
+    held = fixed | (sides * free_step > 0.0)
+    step = np.zeros_like(free_step)
+    optimal = np.zeros(count, dtype=bool)
+    scale = 1e-12 * (1.0 + np.abs(gradient).max(axis=1))
+    open_ = np.arange(count)
+    on = (sides != 0.0) & ~fixed
+    for guess_number in range(GUESSES):
+        if guess_number:
+            normal_, gradient_, lam2_, sides_ = (
+                normal[open_],
+                gradient[open_],
+                lam2[open_],
+                sides[open_],
+            )
+        else:  # every problem: no copies
+            normal_, gradient_, lam2_, sides_ = normal, gradient, lam2, sides
+        hold = held[open_]
+        guess = _masked_solve(normal_, gradient_, lam2_, ~hold)
+        size = np.sqrt(np.einsum("bn,bn->b", guess, guess))
+        crossing = on[open_] & ~hold & (sides_ * guess > 1e-12 * size[:, None])
+        curvature = (normal_ @ guess[:, :, None])[..., 0] + lam2_[:, None] * guess
+        nu = np.where(hold & ~fixed, sides_ * (gradient_ - curvature), np.inf)
+        pulling = nu < -scale[open_, None]
+        good = ~crossing.any(axis=1) & ~pulling.any(axis=1)
+        step[open_] = guess
+        optimal[open_[good]] = True
+        held[open_] = (hold & ~pulling) | crossing
+        open_ = open_[~good]
+        if not len(open_):
+            break
+    return step, optimal
 
 
 def _active_set(
@@ -123,7 +258,6 @@ def _active_set(
     ``free_step`` (k, n) is the first pass's step (only the equalities held), already
     solved by :func:`box_step`."""
     count, n = sides.shape
-    diagonal = np.arange(n)
     held = np.broadcast_to(fixed, (count, n)).copy()
     step = np.zeros((count, n))
     cap = 4 * (sides != 0.0).sum(axis=1) + 4
@@ -136,9 +270,7 @@ def _active_set(
         if passes == 1:
             solved = free_step
         else:
-            matrix = normal[open_] * (free[:, :, None] & free[:, None, :])
-            matrix[:, diagonal, diagonal] += np.where(free, lam2[open_, None], 1.0)
-            solved = np.linalg.solve(matrix, (gradient[open_] * free)[..., None])[..., 0]
+            solved = _masked_solve(normal[open_], gradient[open_], lam2[open_], free)
         move = solved - step[open_]
         side = sides[open_]
         rate = side * move
@@ -192,81 +324,67 @@ class BatchDampedLeastSquares:
             return np.full(len(error), self.damping)
         return np.sqrt(np.einsum("bm,bm->b", error, error)) / (2.0 * self.step_limit)
 
-    def step(self, model: BatchModel, at: BatchEvaluation, sides: np.ndarray) -> np.ndarray:
-        """The steps (B, n) from points evaluated as ``at`` with bounds ``sides``."""
+    def step(
+        self,
+        model: BatchModel,
+        at: BatchEvaluation,
+        sides: np.ndarray,
+        idle: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """The steps (B, n) from points evaluated as ``at`` with bounds ``sides``; the rows
+        ``idle`` (B,) (stopped runs, their step unused) get ``lambda = 1``."""
         damping = self._damping(at.error)
-        # lambda = 0 only where e = 0, where every step is 0: keep the solve regular.
-        damping = np.where(damping > 0.0, damping, 1.0)
+        # lambda = 0 only where e = 0, where every step is 0: keep the solve regular (and
+        # a stopped run's tiny error must not make its matrix singular).
+        regular = damping > 0.0 if idle is None else (damping > 0.0) & ~idle
+        damping = np.where(regular, damping, 1.0)
         step = box_step(at.jacobian, at.error, damping, sides, model.fixed)
         largest = np.abs(step).max(axis=1, initial=0.0)
         over = largest > self.step_limit
         step[over] *= (self.step_limit / largest[over])[:, None]
         return step
 
-    def run(
-        self,
-        model: BatchModel,
-        z0: np.ndarray,
-        q_fixed: np.ndarray,
-        targets: np.ndarray,
-        deadline: float | None,
-    ) -> BatchRun:
-        """Iterate every problem from its feasible start ``z0`` (B, n) until it stops.
+    def iterate(self, model: BatchModel, work: Working, deadline: float | None) -> np.ndarray:
+        """One iteration of every run in ``work`` (updated in place); returns (k,) each run's
+        stop (:class:`~solver.optimizer.Status`) or :data:`RUNNING`.
 
-        Args:
-            model: the structure.
-            z0: (B, n) feasible starts, scaled variables.
-            q_fixed: (B, n_joints) joint values of the held coordinates.
-            targets: (B, T, 3) goal targets.
-            deadline: ``time.perf_counter()`` value at which every running problem stops
-                with ``TIME_LIMIT``, or None.
+        The single run's order: a point that meets every goal stops, then the time limit,
+        the Kuhn-Tucker test and the iteration limit, then a step that lowers ``G`` is
+        taken, or the run stops with ``NO_PROGRESS``.
         """
-        count = len(z0)
-        z = np.array(z0, dtype=float)
-        at = model.evaluate(z, q_fixed, targets)
-        status = np.full(count, RUNNING, dtype=int)
-        nit = np.zeros(count, dtype=int)
-        nfev = np.ones(count, dtype=int)
-        running = np.arange(count)
-        while len(running):
-            here = at.take(running)
-            reached = here.reached
-            status[running[reached]] = Status.GOAL_REACHED
-            running, here = running[~reached], here.take(np.flatnonzero(~reached))
-            if deadline is not None and time.perf_counter() >= deadline:
-                status[running] = Status.TIME_LIMIT
-                break
-            sides = bound_sides(model, z[running])
-            feasible = feasible_direction(model, sides, -here.g)
-            kt = np.einsum("bn,bn->b", feasible, feasible) <= KT_TOLERANCE * (1.0 + here.f)
-            status[running[kt]] = Status.KUHN_TUCKER
-            spent = ~kt & (nit[running] >= self.max_iterations)
-            status[running[spent]] = Status.MAX_ITERATIONS
-            keep = np.flatnonzero(~kt & ~spent)
-            running, here, sides = running[keep], here.take(keep), sides[keep]
-            if not len(running):
-                break
-            step = self.step(model, here, sides)
-            moved = self._decrease(model, z, at, running, step, q_fixed, targets, nfev)
-            status[running[~moved]] = Status.NO_PROGRESS
-            running = running[moved]
-            nit[running] += 1
-        return BatchRun(z, at, status, nit, nfev)
+        at = work.at
+        if deadline is not None and time.perf_counter() >= deadline:
+            return np.where(at.reached, Status.GOAL_REACHED, Status.TIME_LIMIT)
+        # Every test and the step on every run, stopping or not: the few rows wasted cost
+        # less than taking the others out (the stopped runs leave the set after the pass).
+        sides = bound_sides(model, work.z)
+        feasible = feasible_direction(model, sides, -at.g)
+        kt = np.einsum("bn,bn->b", feasible, feasible) <= KT_TOLERANCE * (1.0 + at.f)
+        status = np.where(
+            at.reached,
+            Status.GOAL_REACHED,
+            np.where(
+                kt,
+                Status.KUHN_TUCKER,
+                np.where(work.nit >= self.max_iterations, Status.MAX_ITERATIONS, RUNNING),
+            ),
+        )
+        live = np.flatnonzero(status == RUNNING)
+        if not len(live):
+            return status
+        step = self.step(model, at, sides, status != RUNNING)
+        moved = self._decrease(model, work, live, step[live])
+        status[live[~moved]] = Status.NO_PROGRESS
+        work.nit[live[moved]] += 1
+        return status
 
     @staticmethod
     def _decrease(
-        model: BatchModel,
-        z: np.ndarray,
-        at: BatchEvaluation,
-        running: np.ndarray,
-        step: np.ndarray,
-        q_fixed: np.ndarray,
-        targets: np.ndarray,
-        nfev: np.ndarray,
+        model: BatchModel, work: Working, running: np.ndarray, step: np.ndarray
     ) -> np.ndarray:
-        """Halve each step until its clipped trial point lowers ``G``; move those problems
-        (``z``, ``at`` and ``nfev`` updated in place). Returns (k,) which of ``running``
-        moved.
+        """Halve each step until its clipped trial point lowers ``G``; move those runs
+        (``work``'s ``z``, ``at`` and ``nfev`` updated in place). Returns (k,) which of
+        ``running`` moved.
 
         The full steps are tried first (most are taken); the problems left try their next
         :data:`LEVELS` halvings in one evaluation and take the first, in order, that lowers
@@ -274,6 +392,7 @@ class BatchDampedLeastSquares:
         (halving is exact in floating point) in fewer sequential passes. ``nfev`` counts
         the evaluations the single run makes.
         """
+        z, at, nfev = work.z, work.at, work.nfev
         moved = np.zeros(len(running), dtype=bool)
         trying = np.arange(len(running))  # positions in running
         halved = 0
@@ -289,8 +408,12 @@ class BatchDampedLeastSquares:
             )  # (t, levels, n)
             changed = (trials != here[:, None, :]).any(axis=2)
             flat = trials.reshape(-1, model.n)
-            repeat = np.repeat(index, levels)
-            evaluation = model.evaluate(flat, q_fixed[repeat], targets[repeat])
+            if levels == 1 and len(index) == len(work):  # every run, in order: no copies
+                q_fixed, targets = work.q_fixed, work.targets
+            else:
+                repeat = np.repeat(index, levels)
+                q_fixed, targets = work.q_fixed[repeat], work.targets[repeat]
+            evaluation = model.evaluate(flat, q_fixed, targets)
             lower = changed & (evaluation.f.reshape(-1, levels) < at.f[index][:, None])
             # The first level that lowers G, and the first that does not move the point.
             first = np.where(lower.any(axis=1), lower.argmax(axis=1), levels)
@@ -301,11 +424,11 @@ class BatchDampedLeastSquares:
             better = index[rows]
             pick = rows * levels + first[rows]
             z[better] = flat[pick]
-            at.put(better, evaluation.take(pick))
+            at.put(better, evaluation if len(pick) == len(flat) else evaluation.take(pick))
             moved[trying[rows]] = True
             trying = trying[~taken & (still == levels)]
             halved += levels
         return moved
 
 
-__all__ = ["RUNNING", "BatchDampedLeastSquares", "BatchRun", "box_step"]
+__all__ = ["RUNNING", "BatchDampedLeastSquares", "Working", "box_step", "join_rows", "take_rows"]

@@ -38,6 +38,10 @@ class BatchResult:
         active: (B, k) the rows of the solve's limits active at ``x``; labels: (k,) their
             descriptions.
         time: wall time of the whole batch, seconds.
+        iterations: passes over the batch's working set (every run in it advances one
+            iteration a pass): what the batch's wall time grows with besides its size.
+        run_iterations: the runs advanced over all passes (restarts dropped unused
+            included): the batch's work.
     """
 
     x: np.ndarray
@@ -57,6 +61,8 @@ class BatchResult:
     active: np.ndarray
     labels: tuple[str, ...]
     time: float
+    iterations: int = 0
+    run_iterations: int = 0
 
     def __len__(self) -> int:
         return len(self.x)

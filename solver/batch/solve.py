@@ -5,13 +5,14 @@ weights, limits) and differ in their goals' targets and their starts. Every prob
 ``"dls"`` (:mod:`.dls`) from its start, all at once; a problem that misses a goal is
 restarted like a single solve (:mod:`solver.search.restarts`: the nudge after a Kuhn-Tucker
 stop, then the seeded starts, the agreement stop for a provably unreachable goal, the
-better of two answers by :func:`~solver.search.restarts.better`), and every problem that needs
-another start gets it in the next batch, so a problem solved from the same start with
-``Solver(method="dls")`` and the same options meets its goals alike.
+better of two answers by :func:`~solver.search.restarts.better`), its restarts running in the same
+working set as the other problems' runs (:mod:`.search`), so a problem solved from the same
+start with ``Solver(method="dls")`` and the same options meets its goals alike.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -24,44 +25,22 @@ from ..errors import InvalidInputError
 from ..goals import AimGoal
 from ..model.constraint import Constraint, constraint_list
 from ..model.figure import Figure, coordinate_system
-from ..model.linear import FEASIBILITY_TOLERANCE, only_point
-from ..optimizer import Outcome, Status
+from ..model.linear import FEASIBILITY_TOLERANCE
+from ..optimizer import Status
 from ..options import Options, given_options
 from ..search.reach_bound import reach
-from ..search.restarts import Agreement, StartSampler, better
 from ..solve import RELATIVE_TOLERANCE
-from .dls import BatchDampedLeastSquares, BatchRun
+from .dls import BatchDampedLeastSquares
 from .inputs import batch_size, starts_of, targets_of
 from .model import BatchEvaluation, BatchModel, box_bounds
 from .result import BatchResult
-
-#: Restarts of one problem run side by side in its first round of restarts (at least; more
-#: when few of a large batch's problems need restarts: B / (4 * those problems)); each
-#: further round doubles them, up to :data:`MAX_WIDTH`.
-FIRST_WIDTH = 4
-MAX_WIDTH = 64
+from .search import BestRuns, Search
 
 #: The options a batch refuses when set, with what they would need.
 _REFUSED = {
     "max_change": "a step bound per problem",
     "analytic_start": "the analytic start",
 }
-
-
-class _Point:
-    """An answer's objective and verdict, as :func:`~solver.search.restarts.better` reads them."""
-
-    __slots__ = ("f", "g", "reached")
-
-    def __init__(self, f: float, g: np.ndarray, reached: bool) -> None:
-        self.f, self.g, self.reached = f, g, reached
-
-
-def _outcome(run: BatchRun, i: int) -> Outcome[_Point]:
-    at = run.evaluation
-    point = _Point(float(at.f[i]), at.g[i], bool(at.reached[i]))
-    status = Status(int(run.status[i]))
-    return Outcome(run.z[i], point, status, int(run.nit[i]), int(run.nfev[i]), [], np.zeros(0))
 
 
 class BatchSolver:
@@ -171,104 +150,17 @@ class BatchSolver:
         )
         limit = options.time_limit
         deadline = None if limit is None else clock + limit * count
-        run = method.run(model, z0, q_fixed, table, deadline)
-        best, restarts = self._search(
-            method, model, scaled, z0, q_fixed, table, run, options, deadline
-        )
+        settles = _out_of_reach(model, table)
+        search = Search(method, model, scaled, z0, q_fixed, table, options, settles, deadline)
+        best, restarts = search.run()
         coords = np.array(starts, dtype=float)
         coords[:, problem.variables] = problem.scale * (unit * best.z)
         # Back from scaled variables a value on a bound may be off by a rounding: clip it.
         coords = np.clip(coords, lower, upper)
-        return _result(model, figure, best, restarts, coords, length, time.perf_counter() - clock)
-
-    def _search(
-        self,
-        method: BatchDampedLeastSquares,
-        model: BatchModel,
-        scaled: ScaledProblem,
-        z0: np.ndarray,
-        q_fixed: np.ndarray,
-        targets: np.ndarray,
-        first: BatchRun,
-        options: Options,
-        deadline: float | None,
-    ) -> tuple[BatchRun, np.ndarray]:
-        """Restart the problems whose run missed, as :meth:`Solver._search` does; returns
-        the best runs (nit and nfev summed over the runs a single solve makes) and the
-        restarts.
-
-        Every round runs the next :data:`FIRST_WIDTH` (or more) starts of each problem still
-        searching side by side (doubling each round, up to :data:`MAX_WIDTH`), then takes
-        their outcomes in the single solve's order and stops where it would stop: the same
-        answer as one start after another in far fewer sequential iterations (a restart that
-        runs to the iteration limit costs the batch its iterations once per round, not
-        once per restart); the runs past the stop are spent for nothing.
-        """
-        count = len(z0)
-        best = first
-        tries = np.zeros(count, dtype=int)
-
-        def out_of_time() -> bool:
-            return deadline is not None and time.perf_counter() >= deadline
-
-        if not options.restarts:
-            return best, tries
-        pending: list[int] = []
-        nudged: set[int] = set()
-        for b in np.flatnonzero(~first.evaluation.reached):
-            status = int(first.status[b])
-            converged = status in (Status.GOAL_REACHED, Status.KUHN_TUCKER)
-            if converged and only_point(scaled.system, first.z[b]):
-                continue
-            if status == Status.TIME_LIMIT:
-                continue
-            pending.append(int(b))
-            if converged:
-                nudged.add(int(b))
-        settles = _out_of_reach(model, targets)
-        samplers = {b: StartSampler(scaled, z0[b], options.seed) for b in pending}
-        agreements = {b: Agreement() for b in pending}
-        # Few problems left in a large batch: run more of their restarts at once (the
-        # runs cost little beside a round's fixed cost, which the last problems pay alone).
-        first_width = min(MAX_WIDTH, max(FIRST_WIDTH, count // (4 * max(len(pending), 1))))
-        width = dict.fromkeys(pending, first_width)
-        while pending and not out_of_time():
-            # Each problem's next starts, in the order a single solve would try them (the
-            # sampler's sequence does not depend on the runs' outcomes, the nudge aside,
-            # which is first); run side by side, then taken in that order below.
-            owners: list[int] = []
-            starts: list[np.ndarray] = []
-            for b in pending:
-                sampler = samplers[b]
-                for _ in range(min(width[b], options.restarts - int(tries[b]))):
-                    nudge = b in nudged
-                    nudged.discard(b)
-                    starts.append(sampler.nudge(best.z[b]) if nudge else sampler.next())
-                    owners.append(b)
-                width[b] = min(2 * width[b], MAX_WIDTH)
-            index = np.array(owners)
-            run = method.run(model, np.array(starts), q_fixed[index], targets[index], deadline)
-            going = dict.fromkeys(pending, True)
-            for i, b in enumerate(owners):
-                if not going[b]:
-                    continue  # the single solve would have stopped before this start
-                tries[b] += 1
-                outcome, held = _outcome(run, i), _outcome(best, b)
-                agreements[b].record(outcome, held)
-                best.nit[b] += outcome.nit
-                best.nfev[b] += outcome.nfev
-                if better(held, outcome, z0[b]) is outcome:
-                    best.z[b] = run.z[i]
-                    best.status[b] = run.status[i]
-                    best.evaluation.put(np.array([b]), run.evaluation.take(np.array([i])))
-                going[b] = bool(
-                    not best.evaluation.reached[b]
-                    and tries[b] < options.restarts
-                    and outcome.status != Status.TIME_LIMIT
-                    and not (settles[b] and agreements[b].settled)
-                )
-            pending = [b for b in pending if going[b]]
-        return best, tries
+        result = _result(model, figure, best, restarts, coords, length, time.perf_counter() - clock)
+        return dataclasses.replace(
+            result, iterations=search.iterations, run_iterations=search.run_iterations
+        )
 
 
 def solve_batch(
@@ -333,7 +225,7 @@ def _out_of_reach(model: BatchModel, targets: np.ndarray) -> np.ndarray:
 def _result(
     model: BatchModel,
     figure: Figure,
-    best: BatchRun,
+    best: BestRuns,
     restarts: np.ndarray,
     coords: np.ndarray,
     length: float,
