@@ -23,8 +23,8 @@ sub-frames, and holds the last closed pose on a frame whose loop cannot close
 
 Batched frames (:mod:`.batched`, the default where the rig allows it): after the first frame
 only the targets of each frame are read (from their F-curves, without stepping the scene,
-where that gives Blender's numbers: :mod:`..measure.target_curves`); at the last solving step anchors every few frames are
-solved one after another and the frames between them at once, each started from the poses
+where that gives Blender's numbers: :mod:`..measure.target_curves`); at the last solving
+step anchors every few frames are solved one after another and the frames between them at once, each started from the poses
 interpolated between its anchors, and the channel values of every frame are computed at once.
 The keys are a function of the shot as well (but not the keys the sequential path would write
 on a redundant rig: see docs/baking.md). The measuring steps of such a bake read each frame and
@@ -364,8 +364,8 @@ class BakeJob(FrameSteps):
     def _read(self, frame: int) -> None:
         """A frame of the batched path: its targets read (from their F-curves where that gives
         Blender's numbers, :mod:`..measure.target_curves`, else with the scene stepped to it);
-        at the last frame, every frame solved (:class:`.batched.BatchedFrames`). Inputs that change over the range other
-        than targets send the bake back to the sequential path from the second frame."""
+        at the last frame, every frame solved (:class:`.batched.BatchedFrames`). Inputs that
+        change over the range other than targets send the bake back to the sequential path from the second frame."""
         assert self.batched is not None
         rig = self.rig
         if self.curves is not None:  # no other input changes (..measure.target_curves)
