@@ -366,7 +366,8 @@ class BakeJob(FrameSteps):
         """A frame of the batched path: its targets read (from their F-curves where that gives
         Blender's numbers, :mod:`..measure.target_curves`, else with the scene stepped to it);
         at the last frame, every frame solved (:class:`.batched.BatchedFrames`). Inputs that
-        change over the range other than targets send the bake back to the sequential path from the second frame."""
+        change over the range other than targets send the bake back to the sequential path
+        from the second frame."""
         assert self.batched is not None
         rig = self.rig
         if self.curves is not None:  # no other input changes (..measure.target_curves)
