@@ -377,7 +377,7 @@ class BakeJob(FrameSteps):
             rig.read_pose(solved_too=False)
             rig.update_targets()
         check_targets(rig)
-        if not self.batched.read(self.index):
+        if not self.batched.read(self.index, still=self.curves is not None):
             self.batched = None
             self.targets_read = ""
             self.sequential = f"the rig's pose or transform changes at frame {frame}"

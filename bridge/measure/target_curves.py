@@ -186,25 +186,50 @@ def _values(obj: bpy.types.Object, path: str, frames: np.ndarray) -> np.ndarray:
     return out
 
 
+def _euler_matrices(angles: np.ndarray, order: str) -> np.ndarray:
+    """Rotations (F, 3, 3) of Euler ``angles`` (F, 3) (indexed X, Y, Z) in ``order``, as
+    :func:`..blender.channel_rotations.euler_to_matrix` gives each."""
+    out = np.broadcast_to(np.eye(3), (len(angles), 3, 3))
+    for letter in order:
+        k = "XYZ".index(letter)
+        c, s = np.cos(angles[:, k]), np.sin(angles[:, k])
+        a, b = (k + 1) % 3, (k + 2) % 3  # the plane the axis turns
+        turn = np.zeros((len(angles), 3, 3))
+        turn[:, k, k] = 1.0
+        turn[:, a, a], turn[:, a, b], turn[:, b, a], turn[:, b, b] = c, -s, s, c
+        out = turn @ out
+    return out
+
+
+def _axis_angle_matrices(values: np.ndarray) -> np.ndarray:
+    """Rotations (F, 3, 3) of Blender axis-angles (F, 4) ``(angle, x, y, z)``; a zero axis
+    is no turn (as :func:`..blender.channel_rotations.axis_angle_to_matrix`)."""
+    axis = values[:, 1:]
+    norm = np.linalg.norm(axis, axis=1)
+    ok = norm >= 1e-12
+    half = 0.5 * values[:, 0]
+    unit = axis / np.where(ok, norm, 1.0)[:, None]
+    q = np.column_stack([np.cos(half), np.sin(half)[:, None] * unit])
+    return np.where(ok[:, None, None], channel_rotations.quaternions_to_matrices(q), np.eye(3))
+
+
 def world_matrices(obj: bpy.types.Object, frames: Sequence[float]) -> np.ndarray | None:
     """``obj``'s world matrix (F, 4, 4) at each of ``frames`` from its transform F-curves
     (``obj`` qualifies: :func:`why_stepped`), or None when a quaternion key is zero."""
     at = np.asarray(frames, dtype=float)
     mode = obj.rotation_mode
-    path = ROTATION_PATH.get(mode, "rotation_euler")
-    rotation = _values(obj, path, at)
+    rotation = _values(obj, ROTATION_PATH.get(mode, "rotation_euler"), at)
     if mode == "QUATERNION":
         if not np.all(np.einsum("fk,fk->f", rotation, rotation) > 0.0):
             return None
         turn = channel_rotations.quaternions_to_matrices(rotation)
         delta = channel_rotations.quaternion_to_matrix(np.array(obj.delta_rotation_quaternion))
+    elif mode == "AXIS_ANGLE":
+        turn = _axis_angle_matrices(rotation)
+        delta = np.eye(3)  # Python cannot set an axis-angle delta rotation
     else:
-        turn = np.array([channel_rotations.channels_to_rotation(r, mode) for r in rotation])
-        delta = (
-            np.eye(3)  # Python cannot set an axis-angle delta rotation
-            if mode == "AXIS_ANGLE"
-            else channel_rotations.euler_to_matrix(np.array(obj.delta_rotation_euler), mode)
-        )
+        turn = _euler_matrices(rotation, mode)
+        delta = channel_rotations.euler_to_matrix(np.array(obj.delta_rotation_euler), mode)
     scale = _values(obj, "scale", at) * np.array(obj.delta_scale)
     out = np.zeros((len(at), 4, 4))
     out[:, :3, :3] = (delta @ turn) * scale[:, None, :]
@@ -214,6 +239,16 @@ def world_matrices(obj: bpy.types.Object, frames: Sequence[float]) -> np.ndarray
         above = np.array(obj.parent.matrix_world, dtype=float)
         out = above @ np.array(obj.matrix_parent_inverse, dtype=float) @ out
     return out
+
+
+def _unit_axes(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unit axes (F, 3, 3) of world matrices (F, 4, 4) and whether each frame's matrix is
+    finite and of non-zero scale (F,): the numbers of :meth:`..rig.goals.GoalBinding.
+    _point_axes` (its column lengths add the rows in the same order)."""
+    m = matrices[:, :3, :3]
+    norms = np.sqrt(m[:, 0] * m[:, 0] + m[:, 1] * m[:, 1] + m[:, 2] * m[:, 2])  # (F, 3)
+    ok = np.isfinite(matrices).all(axis=(1, 2)) & (norms.min(axis=1) > 1e-12)
+    return m / np.where(ok[:, None], norms, 1.0)[:, None, :], ok
 
 
 class TargetCurves:
@@ -235,6 +270,8 @@ class TargetCurves:
         self.rig = rig
         self.space = model_space(np.array(rig.obj.matrix_world, dtype=float))
         self.matrices: list[np.ndarray] = []
+        self.axes: list[np.ndarray] = []  # (F, 3, 3) unit axes per binding
+        self.usable: list[np.ndarray] = []  # (F,) finite, of non-zero scale
         self.missed: str | None = None
         for binding in rig.bindings:
             matrices = world_matrices(binding.target, frames)
@@ -242,17 +279,17 @@ class TargetCurves:
                 self.missed = f"target '{binding.target.name}' has a zero quaternion key"
                 return
             blender = np.array(binding.target.matrix_world, dtype=float)
-            magnitude = max(1.0, float(np.abs(blender).max()))
-            if (
-                np.abs(matrices[0] - blender).max()
-                > FLOAT32_ROUNDINGS * FLOAT32_EPSILON * magnitude
-            ):
+            round_off = FLOAT32_ROUNDINGS * FLOAT32_EPSILON * max(1.0, float(np.abs(blender).max()))
+            if np.abs(matrices[0] - blender).max() > round_off:
                 self.missed = (
                     f"target '{binding.target.name}': its F-curves miss its matrix at frame "
                     f"{frames[0]}"
                 )
                 return
+            axes, usable = _unit_axes(matrices)
             self.matrices.append(matrices)
+            self.axes.append(axes)
+            self.usable.append(usable)
 
     def update(self, index: int) -> None:
         """Set every goal to its target at the ``index``-th frame of the bake.
@@ -260,8 +297,11 @@ class TargetCurves:
         Raises:
             RigError: a target's matrix is not finite or of zero scale there.
         """
-        for binding, matrices in zip(self.rig.bindings, self.matrices, strict=True):
-            binding.update_from(matrices[index], self.space)
+        for k, binding in enumerate(self.rig.bindings):
+            matrices = self.matrices[k]
+            if not self.usable[k][index]:  # the error the target's reading gives
+                binding.update_from(matrices[index], self.space)
+            binding.update_at(matrices[index, :3, 3], self.axes[k][index], self.space)
 
 
 __all__ = ["TargetCurves", "why_stepped", "world_matrices"]

@@ -190,7 +190,11 @@ class GoalBinding:
         """Retarget the goal of a target in the world (no Target Bone, not carried) to the
         target's world matrix ``matrix`` (4, 4) (as :meth:`update` reads it from the target;
         ``space``: the armature's model space). Errors as :meth:`target_frame`'s."""
-        point, axes = self._point_axes(self.target, matrix)
+        self.update_at(*self._point_axes(self.target, matrix), space)
+
+    def update_at(self, point: np.ndarray, axes: np.ndarray, space: ModelSpace) -> None:
+        """:meth:`update_from` given the target's world point (3,) and unit axes (3, 3)
+        (finite, as :meth:`target_frame` gives them)."""
         self.world_point = point
         for key, value in self.values_at(*self._in_space(point, axes, space)).items():
             if value is not None:
