@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from bpy.types import Depsgraph
 
     from ..rig.build import Rig
+    from ..rig.goals import GoalBinding
 
 
 def covers(rig: Rig) -> bool:
@@ -37,6 +38,27 @@ def covers(rig: Rig) -> bool:
         and spec.bindings[0].carrier is None
         for spec in rig.specs
     )
+
+
+def _point(binding: GoalBinding, depsgraph: Depsgraph) -> np.ndarray:
+    """The evaluated world point (3,) of ``binding``'s target, as
+    :meth:`..rig.goals.GoalBinding.world_values` gives it (its errors too), read directly
+    from a target object's matrix (a Target Bone through it)."""
+    matrix = None
+    if not binding.target_bone:
+        try:
+            matrix = np.array(binding.target.evaluated_get(depsgraph).matrix_world, dtype=float)
+        except ReferenceError:  # deleted: the reading below names it
+            pass
+    if (
+        matrix is None
+        or not np.isfinite(matrix).all()
+        or np.sqrt((matrix[:3, :3] ** 2).sum(axis=0)).min() <= 1e-12
+    ):
+        point = binding.world_values(depsgraph)["point"]
+        assert point is not None, "a position or aim goal has a point"
+        return point
+    return matrix[:3, 3]
 
 
 class BulkMeasure:
@@ -65,9 +87,7 @@ class BulkMeasure:
         bones = evaluated.pose.bones
         for k, spec in enumerate(self.rig.specs):
             self.bones[index, k] = np.array(bones[spec.bone].matrix, dtype=float)
-            point = spec.bindings[0].world_values(depsgraph)["point"]
-            assert point is not None, "a position or aim goal has a point"
-            self.targets[index, k] = point
+            self.targets[index, k] = _point(spec.bindings[0], depsgraph)
 
     def worst(
         self, tolerance: float, angle_tolerance: float
