@@ -4,8 +4,8 @@ Where a target's world matrix is a function of its own transform F-curves, the b
 composes it for every frame in numpy instead of stepping the scene: the matrices are Blender's
 evaluated ones to float32 round-off at every frame, for every rotation mode, interpolation
 and extrapolation; a target whose matrix also depends on something else (an animated parent,
-a constraint, a driver) is read by stepping the scene, and its keys are the stepping bake's
-bit for bit.
+a constraint, a driver, a frame-change handler) is read by stepping the scene, and its keys are
+the stepping bake's bit for bit.
 """
 
 from __future__ import annotations
@@ -144,6 +144,32 @@ def test_a_target_moved_by_more_than_its_f_curves_is_read_by_stepping_the_scene(
     assert read.endswith(f"its target {why}"), read
     monkeypatch.setattr(extension.bridge.bake.baking, "why_stepped", _why_stepped)
     stepped, _read = _bake(obj)
+    assert keys.keys() == stepped.keys()
+    for channel, values in stepped.items():
+        assert np.array_equal(keys[channel], values), channel
+
+
+def test_a_frame_change_handler_makes_the_bake_step_the_scene(
+    clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A script run at each frame change may move a target (here its delta location, which
+    no F-curve animates): the targets are read by stepping the scene, and the keys are the
+    stepping bake's."""
+    obj = _hinged_arm()
+    target = bpy.data.objects["T"]
+
+    def sway(scene: bpy.types.Scene, *_args: object) -> None:
+        target.delta_location = (0.0, 0.1 * math.sin(0.3 * (scene.frame_current - 1)), 0.0)
+
+    bpy.app.handlers.frame_change_pre.append(sway)
+    try:
+        clean_scene.frame_set(1)
+        keys, read = _bake(obj)
+        assert read == "stepping the scene: a frame-change handler is registered"
+        monkeypatch.setattr(extension.bridge.bake.baking, "why_stepped", _why_stepped)
+        stepped, _read = _bake(obj)
+    finally:
+        bpy.app.handlers.frame_change_pre.remove(sway)
     assert keys.keys() == stepped.keys()
     for channel, values in stepped.items():
         assert np.array_equal(keys[channel], values), channel
