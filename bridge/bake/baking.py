@@ -22,9 +22,11 @@ sub-frames, and holds the last closed pose on a frame whose loop cannot close
 (:mod:`.mechanism`); both are functions of the shot too.
 
 Batched frames (:mod:`.batched`, the default where the rig allows it): after the first frame
-only the targets of each frame are read; at the last solving step anchors every few frames are
-solved one after another and the frames between them at once, each started from the poses
-interpolated between its anchors, and the channel values of every frame are computed at once.
+only the targets of each frame are read (from their F-curves, without stepping the scene,
+where that gives Blender's numbers: :mod:`..measure.target_curves`); at the last solving
+step anchors every few frames are solved one after another and the frames between them at
+once, each started from the poses interpolated between its anchors, and the channel values
+of every frame are computed at once.
 The keys are a function of the shot as well (but not the keys the sequential path would write
 on a redundant rig: see docs/baking.md). The measuring steps of such a bake read each frame and
 score them all at the end (:mod:`..measure.bulk`).
@@ -60,6 +62,7 @@ from ..measure.conditioning_readout import ConditioningReadout
 from ..measure.diagnose import explain
 from ..measure.playback_overrides import builtin_ik, overrides, played_over
 from ..measure.residuals import measure
+from ..measure.target_curves import TargetCurves, why_stepped
 from ..rig.build import Rig, build_rig, solver_options
 from ..rig.size import distance_tolerance
 from ..rig.targets import check_targets
@@ -266,6 +269,10 @@ class BakeJob(FrameSteps):
         self.batched: BatchedFrames | None = None  # reading targets for the batch (.batched)
         self.bulk: BulkMeasure | None = None  # the batched path's measuring (._write)
         self.batched_method = ""  # the batch's method once the batched path solved
+        self.curves: TargetCurves | None = (
+            None  # the batched path's targets (..measure.target_curves)
+        )
+        self.targets_read = ""  # how the batched path read its targets (BakeReport)
 
     def progress_text(self) -> str:
         """What the bake is doing, for a status bar: e.g. "solving frame 12 (12/120)"."""
@@ -342,19 +349,37 @@ class BakeJob(FrameSteps):
             self.sequential = "the first frame misses a goal"
         if self.index == 0 and self.sequential is None and len(self.frames) > 1:
             self.batched = BatchedFrames(rig, self.solver, len(self.frames))
+            self.curves = self._target_curves()
+
+    def _target_curves(self) -> TargetCurves | None:
+        """The targets of every frame from their F-curves where that gives Blender's numbers
+        (:mod:`..measure.target_curves`), else None: the scene is stepped to each frame."""
+        stepped = why_stepped(self.rig, self.scene, self.depsgraph)
+        curves = None
+        if stepped is None:
+            curves = TargetCurves(self.rig, self.frames)
+            stepped = curves.missed
+        self.targets_read = "F-curves" if stepped is None else f"stepping the scene: {stepped}"
+        return curves if stepped is None else None
 
     def _read(self, frame: int) -> None:
-        """A frame of the batched path: its targets read; at the last frame, every frame
-        solved (:class:`.batched.BatchedFrames`). Inputs that change over the range other
-        than targets send the bake back to the sequential path from the second frame."""
+        """A frame of the batched path: its targets read (from their F-curves where that gives
+        Blender's numbers, :mod:`..measure.target_curves`, else with the scene stepped to it);
+        at the last frame, every frame solved (:class:`.batched.BatchedFrames`). Inputs that
+        change over the range other than targets send the bake back to the sequential path
+        from the second frame."""
         assert self.batched is not None
         rig = self.rig
-        self.scene.frame_set(frame)
-        rig.read_pose(solved_too=False)
-        rig.update_targets()
+        if self.curves is not None:  # no other input changes (..measure.target_curves)
+            self.curves.update(self.index)
+        else:
+            self.scene.frame_set(frame)
+            rig.read_pose(solved_too=False)
+            rig.update_targets()
         check_targets(rig)
-        if not self.batched.read(self.index):
+        if not self.batched.read(self.index, still=self.curves is not None):
             self.batched = None
+            self.targets_read = ""
             self.sequential = f"the rig's pose or transform changes at frame {frame}"
             index = self.index
             for self.index in range(1, index + 1):  # the steps read so far
@@ -482,6 +507,7 @@ class BakeJob(FrameSteps):
             n_dof=len(self.rig.figure.coordinate_names),
             method=self.solver.options.method_name,
             batched=self.batched_method,
+            targets_read=self.targets_read if self.batched_method else "",
             iterations=self.iterations + self.mechanism.iterations,
             solve_seconds=self.solve_seconds + self.mechanism.seconds,
             seconds=time.perf_counter() - self.clock,

@@ -141,9 +141,10 @@ class BatchedFrames:
         self.read(0)
         self.resolved: list[int] = []  # frames solved again from their neighbour (step 5)
 
-    def read(self, index: int) -> bool:
+    def read(self, index: int, still: bool = False) -> bool:
         """Record the goals' targets (as the rig last read them) as frame ``index``'s; False
-        when the figure's other inputs differ from the first frame's (the sequential path).
+        when the figure's other inputs differ from the first frame's (the sequential path);
+        ``still``: they are known not to change (not compared).
 
         Raises:
             RigError: an aim target on its end-effector (as the solve would refuse it).
@@ -154,7 +155,7 @@ class BatchedFrames:
         for c in self.rig.constraints:
             for part in c.goal.geometry_parts:
                 self.table[c.name, part.attribute][index] = getattr(c.goal, part.attribute)
-        return index == 0 or bool(np.array_equal(_still_inputs(self.rig), self.inputs))
+        return index == 0 or still or bool(np.array_equal(_still_inputs(self.rig), self.inputs))
 
     def _set_goals(self, index: int) -> None:
         """Put frame ``index``'s targets into the goals (for a single solve)."""

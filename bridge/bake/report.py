@@ -69,6 +69,9 @@ class BakeReport:
             could not close (:mod:`.mechanism`); None for any other rig.
         batched: the method of the frames solved in batches (:mod:`.batched`: ``"dls"``), or
             "" when every frame was solved one after another by :attr:`method`.
+        targets_read: how a batched bake read its targets after the first frame:
+            ``"F-curves"`` (composed from them, :mod:`..measure.target_curves`), or
+            ``"stepping the scene: <why>"``; "" for a bake solved one frame after another.
     """
 
     frames: tuple[int, ...]
@@ -93,6 +96,7 @@ class BakeReport:
     ignored: tuple[str, ...] = ()
     mechanism: MechanismSummary | None = None
     batched: str = ""
+    targets_read: str = ""
 
     @property
     def satisfied(self) -> bool:

@@ -140,6 +140,13 @@ class GoalBinding:
         self.world_point = point
         if space is None:
             space = model_space(np.array(arm.matrix_world, dtype=float))
+        return self._in_space(point, axes, space)
+
+    def _in_space(
+        self, point: np.ndarray, axes: np.ndarray, space: ModelSpace
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """A world target frame (point (3,), unit axes (3, 3)) in the model's world, as
+        :meth:`frame` returns it."""
         if self.item_kind in AXIS_FREE_GOALS:
             return space.point(point), None
         if self.item_kind in ("PLANE", "HALF_SPACE"):  # the target axis is a plane normal
@@ -178,6 +185,20 @@ class GoalBinding:
         if kind in ("PLANE", "HALF_SPACE"):
             out["normal"] = axes @ signed_axis(self.target_axis)
         return out
+
+    def update_from(self, matrix: np.ndarray, space: ModelSpace) -> None:
+        """Retarget the goal of a target in the world (no Target Bone, not carried) to the
+        target's world matrix ``matrix`` (4, 4) (as :meth:`update` reads it from the target;
+        ``space``: the armature's model space). Errors as :meth:`target_frame`'s."""
+        self.update_at(*self._point_axes(self.target, matrix), space)
+
+    def update_at(self, point: np.ndarray, axes: np.ndarray, space: ModelSpace) -> None:
+        """:meth:`update_from` given the target's world point (3,) and unit axes (3, 3)
+        (finite, as :meth:`target_frame` gives them)."""
+        self.world_point = point
+        for key, value in self.values_at(*self._in_space(point, axes, space)).items():
+            if value is not None:
+                setattr(self.goal, key, value)
 
     def update(self, arm: bpy.types.Object, scale: float, space: ModelSpace | None = None) -> None:
         """Retarget the goal to the target's current transform (``space``: the armature's
