@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from ... import solver
+from ...solver.assembly.step_bound import per_kind
 from ...solver.batch import BatchSolver, check_structure
 
 if TYPE_CHECKING:
@@ -45,8 +46,10 @@ if TYPE_CHECKING:
 
 #: Every this many frames an anchor is solved from the anchor before it (step 3).
 ANCHOR_EVERY = 12
-#: Radians (or scene units) a frame may move from its interpolated start beyond the spread of
-#: its anchors before it counts as off its neighbours' branch (step 5).
+#: Radians (or, for a coordinate that only slides, lengths of the rig: its characteristic
+#: length, so a rig in centimetres and one in metres judge alike) a frame may move from its
+#: interpolated start beyond the spread of its anchors before it counts as off its
+#: neighbours' branch (step 5).
 BRANCH_MARGIN = 0.1
 #: Iterations a frame gets in the batch (no restarts there): a frame still short of a goal
 #: after them is solved again by the bake's own solver (step 5), which restarts as a
@@ -204,13 +207,13 @@ class BatchedFrames:
             w = ((between - a) / (b - a))[:, None]
             starts = (1.0 - w) * x[a] + w * x[b]
             done = batch.solve(self._targets(between), starts)
-            spread = np.abs(x[b] - x[a]).max(axis=1) + BRANCH_MARGIN
-            moved = np.abs(done.x - starts).max(axis=1)
+            unit = per_kind(rig.figure, 1.0, rig.length)
+            off = off_branch(starts, done.x, x[a], x[b], unit)
             for k, i in enumerate(between.tolist()):
                 x[i] = done.x[k]
                 results[i] = done.result(k)
             for k, i in enumerate(between.tolist()):
-                if moved[k] > spread[k] or not results[i].success:
+                if off[k] or not results[i].success:
                     results[i] = self._single(i, x[i - 1])
                     x[i] = results[i].x
                     self.resolved.append(i)
@@ -218,4 +221,17 @@ class BatchedFrames:
         return [results[i] for i in range(1, self.count)]
 
 
-__all__ = ["ANCHOR_EVERY", "BRANCH_MARGIN", "BatchedFrames", "why_sequential"]
+def off_branch(
+    starts: np.ndarray, solved: np.ndarray, before: np.ndarray, after: np.ndarray,
+    unit: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """(k,) whether each in-between frame left its neighbours' branch (step 5 of the module):
+    it moved from its interpolated start (``starts`` (k, n) to ``solved`` (k, n)) by more than
+    its anchors ``before`` and ``after`` (k, n) differ plus :data:`BRANCH_MARGIN`, every
+    coordinate measured in its ``unit`` (n,): 1 for radians, the rig's size for a coordinate
+    that only slides (:func:`solver.assembly.step_bound.per_kind`)."""
+    spread = (np.abs(after - before) / unit).max(axis=1) + BRANCH_MARGIN
+    return (np.abs(solved - starts) / unit).max(axis=1) > spread
+
+
+__all__ = ["ANCHOR_EVERY", "BRANCH_MARGIN", "BatchedFrames", "off_branch", "why_sequential"]
