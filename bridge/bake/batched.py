@@ -162,6 +162,23 @@ class BatchedFrames:
                 self.table[c.name, part.attribute][index] = getattr(c.goal, part.attribute)
         return index == 0 or still or bool(np.array_equal(_still_inputs(self.rig), self.inputs))
 
+    def fill(self, points: dict[int, np.ndarray], start: int) -> np.ndarray:
+        """Record the goals' points of frames ``start`` on at once (each goal reads its point
+        alone): ``points`` maps ``id`` of each goal to its points (F, 3) at every frame, as
+        :meth:`read` would record them one frame at a time. Returns (F,) the frames whose
+        aim check (:meth:`Rig.check_aim`) :meth:`read` must make, frame by frame."""
+        goals = {c.name: c.goal for c in self.rig.constraints}
+        for (name, attribute), values in self.table.items():
+            given = points.get(id(goals[name])) if attribute == "point" else None
+            values[start:] = getattr(goals[name], attribute) if given is None else given[start:]
+        check = np.zeros(self.count, dtype=bool)
+        for goal, point in self.aims:
+            given = points.get(id(goal))
+            if given is not None:
+                check |= np.linalg.norm(given - point, axis=1) <= AIM_CHECK
+        check[:start] = False
+        return check
+
     def _set_goals(self, index: int) -> None:
         """Put frame ``index``'s targets into the goals (for a single solve)."""
         goals = {c.name: c.goal for c in self.rig.constraints}
