@@ -23,7 +23,9 @@ sub-frames, and holds the last closed pose on a frame whose loop cannot close
 
 Batched frames (:mod:`.batched`, the default where the rig allows it): after the first frame
 only the targets of each frame are read (from their F-curves, without stepping the scene,
-where that gives Blender's numbers: :mod:`..measure.target_curves`); at the last solving
+where that gives Blender's numbers: :mod:`..measure.target_curves`; goals that read their
+target's point alone get every frame's point at once, the frames a reading would refuse still
+read one at a time); at the last solving
 step anchors every few frames are solved one after another and the frames between them at
 once, each started from the poses interpolated between its anchors, and the channel values
 of every frame are computed at once.

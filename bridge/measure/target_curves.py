@@ -10,6 +10,10 @@ still parent's ``matrix_world @ matrix_parent_inverse``. The numbers are Blender
 round-off (Blender composes in float32; the F-curve values are the same floats); a target's
 point without a parent is the very same.
 
+Goals that read their target's point alone (position, aim) in an armature space of uniform
+scale get every frame's point at once (:meth:`TargetCurves.goal_points`, the numbers
+:meth:`TargetCurves.update` gives them bit for bit); other goals are set frame by frame.
+
 The decision is per bake (:func:`why_stepped`); the scene is stepped to each frame as before
 (the sequential reading) when any of these holds, else no frame is stepped while solving:
 
