@@ -23,7 +23,9 @@ sub-frames, and holds the last closed pose on a frame whose loop cannot close
 
 Batched frames (:mod:`.batched`, the default where the rig allows it): after the first frame
 only the targets of each frame are read (from their F-curves, without stepping the scene,
-where that gives Blender's numbers: :mod:`..measure.target_curves`); at the last solving
+where that gives Blender's numbers: :mod:`..measure.target_curves`; goals that read their
+target's point alone get every frame's point at once, the frames a reading would refuse still
+read one at a time); at the last solving
 step anchors every few frames are solved one after another and the frames between them at
 once, each started from the poses interpolated between its anchors, and the channel values
 of every frame are computed at once.
@@ -273,6 +275,9 @@ class BakeJob(FrameSteps):
             None  # the batched path's targets (..measure.target_curves)
         )
         self.targets_read = ""  # how the batched path read its targets (BakeReport)
+        #: (F,) with the targets in the batch's table at once: the frames still read one at
+        #: a time (the checks a reading makes would refuse them), else None
+        self.filled: np.ndarray | None = None
 
     def progress_text(self) -> str:
         """What the bake is doing, for a status bar: e.g. "solving frame 12 (12/120)"."""
@@ -360,7 +365,13 @@ class BakeJob(FrameSteps):
             curves = TargetCurves(self.rig, self.frames)
             stepped = curves.missed
         self.targets_read = "F-curves" if stepped is None else f"stepping the scene: {stepped}"
-        return curves if stepped is None else None
+        if stepped is not None:
+            return None
+        assert curves is not None and self.batched is not None
+        points = curves.goal_points()
+        if points is not None:  # every later frame's goals at once; the checks where due
+            self.filled = self.batched.fill(points, 1) | curves.checked()
+        return curves
 
     def _read(self, frame: int) -> None:
         """A frame of the batched path: its targets read (from their F-curves where that gives
@@ -370,6 +381,9 @@ class BakeJob(FrameSteps):
         from the second frame."""
         assert self.batched is not None
         rig = self.rig
+        last = self.index == len(self.frames) - 1
+        if self.filled is not None and not (self.filled[self.index] or last):
+            return  # its targets are in the batch's table, checked (_target_curves)
         if self.curves is not None:  # no other input changes (..measure.target_curves)
             self.curves.update(self.index)
         else:

@@ -10,6 +10,10 @@ still parent's ``matrix_world @ matrix_parent_inverse``. The numbers are Blender
 round-off (Blender composes in float32; the F-curve values are the same floats); a target's
 point without a parent is the very same.
 
+Goals that read their target's point alone (position, aim) in an armature space of uniform
+scale get every frame's point at once (:meth:`TargetCurves.goal_points`, the numbers
+:meth:`TargetCurves.update` gives them bit for bit); other goals are set frame by frame.
+
 The decision is per bake (:func:`why_stepped`); the scene is stepped to each frame as before
 (the sequential reading) when any of these holds, else no frame is stepped while solving:
 
@@ -45,8 +49,10 @@ import numpy as np
 from ...props.access import armature_data
 from ..blender import channel_rotations, compat
 from ..blender.model_space import model_space
+from ..rig.goals import AXIS_FREE_GOALS
 from ..rig.size import FLOAT32_EPSILON, FLOAT32_ROUNDINGS
 from ..rig.still_bones import constrained, still_bones
+from ..rig.targets import FAR
 
 if TYPE_CHECKING:
     import bpy
@@ -302,6 +308,33 @@ class TargetCurves:
             if not self.usable[k][index]:  # the error the target's reading gives
                 binding.update_from(matrices[index], self.space)
             binding.update_at(matrices[index, :3, 3], self.axes[k][index], self.space)
+
+    def goal_points(self) -> dict[int, np.ndarray] | None:
+        """Every goal's point at every frame (F, 3), keyed by ``id`` of the goal: the numbers
+        :meth:`update` gives the goals, bit for bit, computed at once. Only where every goal
+        reads its target's point alone (:data:`..rig.goals.AXIS_FREE_GOALS`) and the
+        armature's space is of uniform scale (its map is a rotation or reflection of 0s and
+        ±1s and no shift, exact in any summation order); else None: the goals are set frame
+        by frame."""
+        bindings = self.rig.bindings
+        if self.space.sheared or any(b.item_kind not in AXIS_FREE_GOALS for b in bindings):
+            return None
+        linear, origin = self.space.linear, self.space.origin
+        return {
+            id(binding.goal): (matrices[:, :3, 3] - origin) @ linear.T
+            for binding, matrices in zip(bindings, self.matrices, strict=True)
+        }
+
+    def checked(self) -> np.ndarray:
+        """(F,) the frames whose targets :meth:`update` and the target check
+        (:func:`..rig.targets.check_targets`) must see one at a time, as the stepping bake
+        would: some target's matrix not finite or of zero scale, or its point farther than
+        :data:`..rig.targets.FAR` from the origin (either refuses the bake at that frame)."""
+        out = np.zeros(len(self.matrices[0]) if self.matrices else 0, dtype=bool)
+        for matrices, usable in zip(self.matrices, self.usable, strict=True):
+            far = np.abs(matrices[:, :3, 3]).max(axis=1) > FAR
+            out |= ~usable | far
+        return out
 
 
 __all__ = ["TargetCurves", "why_stepped", "world_matrices"]

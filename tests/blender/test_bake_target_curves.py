@@ -109,6 +109,28 @@ def test_a_target_of_its_own_f_curves_is_read_from_them_with_the_same_keys(
         assert np.array_equal(curves[channel], values), channel
 
 
+def test_goals_that_read_points_alone_are_set_for_every_frame_at_once(
+    clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hinged arm's position goal reads its target's point alone: the batch's table gets
+    every later frame's point at once (``TargetCurves.goal_points``, the numbers above bit
+    for bit); the goals are set from one frame's matrices only at the last frame (as a
+    sequential bake leaves them) and where a check is due."""
+    obj = _hinged_arm()
+    curves_type = extension.bridge.measure.target_curves.TargetCurves
+    update = curves_type.update
+    updated: list[int] = []
+
+    def counted(self: object, index: int) -> None:
+        updated.append(index)
+        update(self, index)
+
+    monkeypatch.setattr(curves_type, "update", counted)
+    _values, read = _bake(obj)
+    assert read == "F-curves"
+    assert updated == [FRAMES - 1]
+
+
 def _animated_parent(target: bpy.types.Object) -> str:
     parent = add_empty("P", (0.0, 0.0, 0.0))
     parent.keyframe_insert("location", frame=1)  # still at frame 1: the guard cannot see it
