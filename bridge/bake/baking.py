@@ -271,9 +271,7 @@ class BakeJob(FrameSteps):
         self.batched: BatchedFrames | None = None  # reading targets for the batch (.batched)
         self.bulk: BulkMeasure | None = None  # the batched path's measuring (._write)
         self.batched_method = ""  # the batch's method once the batched path solved
-        self.curves: TargetCurves | None = (
-            None  # the batched path's targets (..measure.target_curves)
-        )
+        self.curves: TargetCurves | None = None  # the batched path's targets, from F-curves
         self.targets_read = ""  # how the batched path read its targets (BakeReport)
         #: (F,) with the targets in the batch's table at once: the frames still read one at
         #: a time (the checks a reading makes would refuse them), else None
@@ -360,13 +358,13 @@ class BakeJob(FrameSteps):
         """The targets of every frame from their F-curves where that gives Blender's numbers
         (:mod:`..measure.target_curves`), else None: the scene is stepped to each frame."""
         stepped = why_stepped(self.rig, self.scene, self.depsgraph)
-        curves = None
-        if stepped is None:
-            curves = TargetCurves(self.rig, self.frames)
+        curves = TargetCurves(self.rig, self.frames) if stepped is None else None
+        if curves is not None:
             stepped = curves.missed
-        self.targets_read = "F-curves" if stepped is None else f"stepping the scene: {stepped}"
         if stepped is not None:
+            self.targets_read = f"stepping the scene: {stepped}"
             return None
+        self.targets_read = "F-curves"
         assert curves is not None and self.batched is not None
         points = curves.goal_points()
         if points is not None:  # every later frame's goals at once; the checks where due

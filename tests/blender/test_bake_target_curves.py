@@ -87,6 +87,13 @@ def _why_stepped(rig: object, scene: object, depsgraph: object) -> str:
     return "asked by the test"
 
 
+def _assert_same_keys(keys: dict, stepped: dict) -> None:
+    """The same channels keyed with the same values, bit for bit, as the stepping bake's."""
+    assert keys.keys() == stepped.keys()
+    for channel, values in stepped.items():
+        assert np.array_equal(keys[channel], values), channel
+
+
 def _bake(obj: bpy.types.Object) -> tuple[dict, str]:
     run_op(bpy.ops.reach.bake)
     report = last_report(obj)
@@ -104,9 +111,7 @@ def test_a_target_of_its_own_f_curves_is_read_from_them_with_the_same_keys(
     monkeypatch.setattr(extension.bridge.bake.baking, "why_stepped", _why_stepped)
     stepped, read = _bake(obj)
     assert read == "stepping the scene: asked by the test"
-    assert curves.keys() == stepped.keys()
-    for channel, values in stepped.items():
-        assert np.array_equal(curves[channel], values), channel
+    _assert_same_keys(curves, stepped)
 
 
 def test_goals_that_read_points_alone_are_set_for_every_frame_at_once(
@@ -166,9 +171,7 @@ def test_a_target_moved_by_more_than_its_f_curves_is_read_by_stepping_the_scene(
     assert read.endswith(f"its target {why}"), read
     monkeypatch.setattr(extension.bridge.bake.baking, "why_stepped", _why_stepped)
     stepped, _read = _bake(obj)
-    assert keys.keys() == stepped.keys()
-    for channel, values in stepped.items():
-        assert np.array_equal(keys[channel], values), channel
+    _assert_same_keys(keys, stepped)
 
 
 def test_a_frame_change_handler_makes_the_bake_step_the_scene(
@@ -192,6 +195,4 @@ def test_a_frame_change_handler_makes_the_bake_step_the_scene(
         stepped, _read = _bake(obj)
     finally:
         bpy.app.handlers.frame_change_pre.remove(sway)
-    assert keys.keys() == stepped.keys()
-    for channel, values in stepped.items():
-        assert np.array_equal(keys[channel], values), channel
+    _assert_same_keys(keys, stepped)
