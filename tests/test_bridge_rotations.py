@@ -119,3 +119,25 @@ def test_quaternions_in_one_pass_give_each_quaternions_own_matrix_to_the_bit() -
         [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
         atol=1e-15,
     )
+
+
+@pytest.mark.parametrize("order", ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"])
+def test_euler_matrices_of_many_frames_are_each_frames_matrix(order: str) -> None:
+    """The batched Euler conversion (a target's F-curves, every frame at once) gives what
+    ``euler_to_matrix`` gives one frame at a time, in every order."""
+    angles = np.random.default_rng(6).uniform(-7.0, 7.0, size=(300, 3))
+    batched = rotations.euler_matrices(angles, order)
+    expected = np.array([rotations.euler_to_matrix(a, order) for a in angles])
+    np.testing.assert_allclose(batched, expected, rtol=0.0, atol=1e-15)
+
+
+def test_axis_angle_matrices_of_many_frames_are_each_frames_matrix() -> None:
+    """Likewise for axis-angles, a zero axis (no turn) and an unnormalised one included."""
+    rng = np.random.default_rng(7)
+    values = np.column_stack([rng.uniform(-7.0, 7.0, 300), rng.normal(size=(300, 3))])
+    values[0, 1:] = 0.0
+    values[1, 1:] *= 40.0
+    batched = rotations.axis_angle_matrices(values)
+    expected = np.array([rotations.axis_angle_to_matrix(v) for v in values])
+    np.testing.assert_allclose(batched, expected, rtol=0.0, atol=1e-14)
+    np.testing.assert_array_equal(batched[0], np.eye(3))

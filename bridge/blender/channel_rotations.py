@@ -221,6 +221,34 @@ def axis_angle_to_matrix(axis_angle: np.ndarray) -> np.ndarray:
     return quaternion_to_matrix(np.concatenate(([np.cos(half)], np.sin(half) * axis / norm)))
 
 
+def euler_matrices(angles: np.ndarray, order: str) -> np.ndarray:
+    """Rotations (F, 3, 3) of Euler ``angles`` (F, 3) (indexed X, Y, Z) in ``order``, as
+    :func:`euler_to_matrix` gives each (the same products; numpy's and ``math``'s sines may
+    differ in the last bit)."""
+    out = np.broadcast_to(np.eye(3), (len(angles), 3, 3))
+    for letter in order:
+        k = AXIS_INDEX[letter]
+        c, s = np.cos(angles[:, k]), np.sin(angles[:, k])
+        a, b = (k + 1) % 3, (k + 2) % 3  # the plane the axis turns
+        turn = np.zeros((len(angles), 3, 3))
+        turn[:, k, k] = 1.0
+        turn[:, a, a], turn[:, a, b], turn[:, b, a], turn[:, b, b] = c, -s, s, c
+        out = turn @ out
+    return out
+
+
+def axis_angle_matrices(values: np.ndarray) -> np.ndarray:
+    """Rotations (F, 3, 3) of Blender axis-angles (F, 4) ``(angle, x, y, z)``; a zero axis
+    is no turn; :func:`axis_angle_to_matrix` of each, to round-off."""
+    axis = values[:, 1:]
+    norm = np.linalg.norm(axis, axis=1)
+    ok = norm >= 1e-12
+    half = 0.5 * values[:, 0]
+    unit = axis / np.where(ok, norm, 1.0)[:, None]
+    q = np.column_stack([np.cos(half), np.sin(half)[:, None] * unit])
+    return np.where(ok[:, None, None], quaternions_to_matrices(q), np.eye(3))
+
+
 def matrix_to_axis_angle(matrix: np.ndarray, compatible: np.ndarray | None = None) -> np.ndarray:
     """Blender axis-angle ``(4,)`` ``(angle, x, y, z)`` of a rotation matrix.
 

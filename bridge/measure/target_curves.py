@@ -192,33 +192,6 @@ def _values(obj: bpy.types.Object, path: str, frames: np.ndarray) -> np.ndarray:
     return out
 
 
-def _euler_matrices(angles: np.ndarray, order: str) -> np.ndarray:
-    """Rotations (F, 3, 3) of Euler ``angles`` (F, 3) (indexed X, Y, Z) in ``order``, as
-    :func:`..blender.channel_rotations.euler_to_matrix` gives each."""
-    out = np.broadcast_to(np.eye(3), (len(angles), 3, 3))
-    for letter in order:
-        k = "XYZ".index(letter)
-        c, s = np.cos(angles[:, k]), np.sin(angles[:, k])
-        a, b = (k + 1) % 3, (k + 2) % 3  # the plane the axis turns
-        turn = np.zeros((len(angles), 3, 3))
-        turn[:, k, k] = 1.0
-        turn[:, a, a], turn[:, a, b], turn[:, b, a], turn[:, b, b] = c, -s, s, c
-        out = turn @ out
-    return out
-
-
-def _axis_angle_matrices(values: np.ndarray) -> np.ndarray:
-    """Rotations (F, 3, 3) of Blender axis-angles (F, 4) ``(angle, x, y, z)``; a zero axis
-    is no turn (as :func:`..blender.channel_rotations.axis_angle_to_matrix`)."""
-    axis = values[:, 1:]
-    norm = np.linalg.norm(axis, axis=1)
-    ok = norm >= 1e-12
-    half = 0.5 * values[:, 0]
-    unit = axis / np.where(ok, norm, 1.0)[:, None]
-    q = np.column_stack([np.cos(half), np.sin(half)[:, None] * unit])
-    return np.where(ok[:, None, None], channel_rotations.quaternions_to_matrices(q), np.eye(3))
-
-
 def world_matrices(obj: bpy.types.Object, frames: Sequence[float]) -> np.ndarray | None:
     """``obj``'s world matrix (F, 4, 4) at each of ``frames`` from its transform F-curves
     (``obj`` qualifies: :func:`why_stepped`), or None when a quaternion key is zero."""
@@ -231,10 +204,10 @@ def world_matrices(obj: bpy.types.Object, frames: Sequence[float]) -> np.ndarray
         turn = channel_rotations.quaternions_to_matrices(rotation)
         delta = channel_rotations.quaternion_to_matrix(np.array(obj.delta_rotation_quaternion))
     elif mode == "AXIS_ANGLE":
-        turn = _axis_angle_matrices(rotation)
+        turn = channel_rotations.axis_angle_matrices(rotation)
         delta = np.eye(3)  # Python cannot set an axis-angle delta rotation
     else:
-        turn = _euler_matrices(rotation, mode)
+        turn = channel_rotations.euler_matrices(rotation, mode)
         delta = channel_rotations.euler_to_matrix(np.array(obj.delta_rotation_euler), mode)
     scale = _values(obj, "scale", at) * np.array(obj.delta_scale)
     out = np.zeros((len(at), 4, 4))
