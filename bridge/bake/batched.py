@@ -118,6 +118,21 @@ def _still_inputs(rig: Rig) -> np.ndarray:
     return np.concatenate(parts)
 
 
+def what_moved(rig: Rig, inputs: np.ndarray) -> str:
+    """What first differs between the rig's :func:`_still_inputs` now and ``inputs`` (the
+    first frame's), in words: "the armature's transform" or "bone '<name>'"."""
+    now = _still_inputs(rig)
+    if not np.array_equal(now[:16], inputs[:16]):
+        return "the armature's transform"
+    start = 16
+    for name in rig.bones:
+        size = (0 if name in rig.solved else rig.pose.rotation[name].size) + 3
+        if not np.array_equal(now[start : start + size], inputs[start : start + size]):
+            return f"bone '{name}'"
+        start += size
+    return "the rig's pose"
+
+
 class BatchedFrames:
     """The targets of a bake's frames, read one frame at a time, then solved at once.
 
@@ -282,5 +297,6 @@ __all__ = [
     "BatchedFrames",
     "hermite_starts",
     "off_branch",
+    "what_moved",
     "why_sequential",
 ]
