@@ -43,6 +43,23 @@ def test_a_mocap_import_says_it_is_baked_frame_by_frame_and_which_bone_moves(
     assert "  frames: solved one after another: bone 'Hips' moves at frame 2" in lines, lines
 
 
+def test_an_armature_moved_late_in_the_shot_is_named_with_its_frame(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    """The batch reads frames 2 to 10, finds the armature moved at 11 and solves every frame
+    one after another from the first."""
+    obj, _target = follow_path(_circle, 30)
+    obj.keyframe_insert("location", frame=10)
+    obj.location = (0.0, 0.0, 0.2)
+    obj.keyframe_insert("location", frame=11)
+    clean_scene.frame_set(1)
+    run_op(bpy.ops.reach.bake)
+    report = last_report(obj)
+    assert not report.batched, report.text()
+    line = "  frames: solved one after another: the armature's transform moves at frame 11"
+    assert line in report.text().splitlines(), report.text()
+
+
 def test_targets_read_from_their_f_curves_or_why_the_scene_is_stepped(
     clean_scene: bpy.types.Scene, extension: ModuleType
 ) -> None:
