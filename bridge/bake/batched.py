@@ -79,8 +79,8 @@ def why_sequential(rig: Rig, *, smooth: bool, joined: bool, driven: bool) -> str
         return "Driven bones are reached in sub-steps"
     try:
         check_structure(rig.figure, rig.constraints)
-    except solver.InvalidInputError as exc:
-        return str(exc)
+    except solver.InvalidInputError as exc:  # for the report: without the API's advice
+        return str(exc).removesuffix("; solve it with solver.Solver").split(": solve with")[0]
     return None
 
 

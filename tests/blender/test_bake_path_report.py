@@ -19,7 +19,13 @@ import bpy
 
 from tests.blender.conftest import run_op
 from tests.blender.panel_draw import draw_panels
-from tests.blender.reach_scenes import activate, add_empty, follow_path, last_report
+from tests.blender.reach_scenes import (
+    activate,
+    add_constraint,
+    add_empty,
+    follow_path,
+    last_report,
+)
 from tests.blender.test_imported_rigs import _mocap
 
 STEPPED = "  targets: read by stepping the scene to each frame: "
@@ -81,6 +87,22 @@ def test_targets_read_from_their_f_curves_or_why_the_scene_is_stepped(
     assert report.batched, report.text()
     why = "constraint 'b2 Position': its target 'T' has parent 'P', which is animated"
     assert STEPPED + why in report.text().splitlines(), report.text()
+
+
+def test_a_goal_the_batch_does_not_solve_is_named_without_api_advice(
+    clean_scene: bpy.types.Scene,
+) -> None:
+    """The batch's refusal (``solver.batch.check_structure``) tells an API user to call
+    ``solver.Solver``; the bake does solve the rig, one frame after another."""
+    obj, _target = follow_path(_circle, 30)
+    add_constraint(obj, "b1", add_empty("Floor", (0.0, 0.0, 0.0)), "PLANE")
+    run_op(bpy.ops.reach.bake)
+    report = last_report(obj)
+    lines = [line for line in report.text().splitlines() if "one after another" in line]
+    assert lines == [
+        "  frames: solved one after another: constraint 'b1 Plane': a batch solves PositionGoal, "
+        "OrientationGoal, PositionOrientationGoal, AimGoal goals only, got PlaneGoal"
+    ], report.text()
 
 
 def test_a_bake_asked_to_go_frame_by_frame_says_so(
