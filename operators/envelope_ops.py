@@ -118,14 +118,16 @@ class REACH_OT_envelope(ModalJob[EnvelopeJob], bpy.types.Operator):
             self.report(
                 {"WARNING"},
                 f"Reach envelope of '{envelope.constraint}': nothing reached, {names} cannot "
-                f"hold at this pose; object '{cloud.name}' is empty",
+                f"hold at this pose; object '{cloud.name}' is empty"
+                + "".join(f"; note: {note}" for note in job.notes),
             )
             return {"FINISHED"}
         self.report(
             {"INFO"},
             f"Reach envelope of '{envelope.constraint}': {int(envelope.reached.sum())} of "
             f"{len(envelope.points)} samples reached (spacing {envelope.spacing:.4g}), "
-            f"{seconds:.1f} s; object '{cloud.name}'",
+            f"{seconds:.1f} s; object '{cloud.name}'"
+            + "".join(f"; note: {note}" for note in job.notes),
         )
         return {"FINISHED"}
 

@@ -354,6 +354,8 @@ def draw_bake_report(layout: bpy.types.UILayout, report: BakeReport) -> None:
     col = layout.column(align=True)
     for name, (distance, angle, ok) in report.worst.items():
         _residual_row(col, name, distance, angle, ok, name in report.ignored)
+    for line in report.path_lines():  # batched or not, and why
+        col.label(text=line[0].upper() + line[1:], icon="INFO")
     if report.smooth is not None:
         col.label(
             text=f"Smooth: {len(report.smooth.held)} frame(s) held by the bound "

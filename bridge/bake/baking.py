@@ -74,7 +74,7 @@ from ..solve.unevaluated import FollowedTargets, check_armature
 from ..write import keys
 from ..write.saved_state import SceneState
 from . import bulk_channels
-from .batched import BatchedFrames, why_sequential
+from .batched import BatchedFrames, what_moved, why_sequential
 from .join import KeyedSpan
 from .mechanism import Mechanism
 from .report import BakeError, BakeReport, describe
@@ -259,8 +259,9 @@ class BakeJob(FrameSteps):
             tolerance = distance_tolerance(settings, self.rig.length)
             self.mechanism = Mechanism(self.rig, self.solver, tolerance, settings.angle_tolerance)
             self.sequential = (
-                "not asked for"
-                if not batched or method not in (None, "dls")
+                "batches turned off (batched=False)" if not batched
+                else f"the method {method} was asked for (the batch solves by dls)"
+                if method not in (None, "dls")
                 else why_sequential(self.rig, smooth=smooth is not None,
                                     joined=self.span is not None, driven=self.mechanism.active)
             )  # fmt: skip
@@ -390,9 +391,10 @@ class BakeJob(FrameSteps):
             rig.update_targets()
         check_targets(rig)
         if not self.batched.read(self.index, still=self.curves is not None):
+            moved = what_moved(rig, self.batched.inputs)
             self.batched = None
             self.targets_read = ""
-            self.sequential = f"the rig's pose or transform changes at frame {frame}"
+            self.sequential = f"{moved} moves at frame {frame}"
             index = self.index
             for self.index in range(1, index + 1):  # the steps read so far
                 self._solve(self.frames[self.index])
@@ -520,6 +522,7 @@ class BakeJob(FrameSteps):
             method=self.solver.options.method_name,
             batched=self.batched_method,
             targets_read=self.targets_read if self.batched_method else "",
+            sequential="" if self.batched_method or len(self.frames) < 2 else self.sequential or "",
             iterations=self.iterations + self.mechanism.iterations,
             solve_seconds=self.solve_seconds + self.mechanism.seconds,
             seconds=time.perf_counter() - self.clock,

@@ -79,8 +79,8 @@ def why_sequential(rig: Rig, *, smooth: bool, joined: bool, driven: bool) -> str
         return "Driven bones are reached in sub-steps"
     try:
         check_structure(rig.figure, rig.constraints)
-    except solver.InvalidInputError as exc:
-        return str(exc)
+    except solver.InvalidInputError as exc:  # for the report: without the API's advice
+        return str(exc).removesuffix("; solve it with solver.Solver").split(": solve with")[0]
     return None
 
 
@@ -108,14 +108,34 @@ def _aim_points(rig: Rig) -> list[tuple[solver.AimGoal, np.ndarray]]:
 
 def _still_inputs(rig: Rig) -> np.ndarray:
     """What the figure reads besides the solved channels, flat: the armature's transform,
-    every unsolved figure bone's rotation and location, the solved bones' locations."""
+    every unsolved figure bone's rotation, the locations that place bones (not a Connected
+    bone's, which Blender ignores: an FBX import keys it with ~1e-7 of noise)."""
     pose = rig.pose
+    located = pose.located
     parts = [np.asarray(rig.obj.matrix_world, dtype=float).ravel()]
     for name in rig.bones:
         if name not in rig.solved:
             parts.append(pose.rotation[name].ravel())
-        parts.append(pose.location[name])
+        if name in located:
+            parts.append(pose.location[name])
     return np.concatenate(parts)
+
+
+def what_moved(rig: Rig, inputs: np.ndarray) -> str:
+    """What first differs between the rig's :func:`_still_inputs` now and ``inputs`` (the
+    first frame's), in words: "the armature's transform" or "bone '<name>'"."""
+    now = _still_inputs(rig)
+    if not np.array_equal(now[:16], inputs[:16]):
+        return "the armature's transform"
+    start = 16
+    located = rig.pose.located
+    for name in rig.bones:
+        size = 0 if name in rig.solved else rig.pose.rotation[name].size
+        size += 3 if name in located else 0
+        if not np.array_equal(now[start : start + size], inputs[start : start + size]):
+            return f"bone '{name}'"
+        start += size
+    return "the rig's pose"
 
 
 class BatchedFrames:
@@ -282,5 +302,6 @@ __all__ = [
     "BatchedFrames",
     "hermite_starts",
     "off_branch",
+    "what_moved",
     "why_sequential",
 ]

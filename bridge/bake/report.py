@@ -72,6 +72,8 @@ class BakeReport:
         targets_read: how a batched bake read its targets after the first frame:
             ``"F-curves"`` (composed from them, :mod:`..measure.target_curves`), or
             ``"stepping the scene: <why>"``; "" for a bake solved one frame after another.
+        sequential: why a bake of several frames solved them one after another (e.g.
+            ``"bone 'Hips' moves at frame 2"``); "" when :attr:`batched`.
     """
 
     frames: tuple[int, ...]
@@ -97,6 +99,7 @@ class BakeReport:
     mechanism: MechanismSummary | None = None
     batched: str = ""
     targets_read: str = ""
+    sequential: str = ""
 
     @property
     def satisfied(self) -> bool:
@@ -118,6 +121,18 @@ class BakeReport:
                     state += f": {self.reasons[name]}"
             lines.append(f"  {name}: {residual_text(distance, angle)} ({state})")
         return lines
+
+    def path_lines(self) -> list[str]:
+        """How the frames after the first were solved and their targets read, and why (no
+        line for a bake of one frame): one line each, without indent."""
+        if self.batched:
+            if self.targets_read == "F-curves":
+                return ["targets: read from their F-curves"]
+            how = self.targets_read.removeprefix("stepping the scene: ")
+            return [f"targets: read by stepping the scene to each frame: {how}"]
+        if self.sequential:
+            return [f"frames: solved one after another: {self.sequential}"]
+        return []
 
     def _time_limit_lines(self) -> list[str]:
         if not self.time_limited:
@@ -145,6 +160,7 @@ class BakeReport:
         return "\n".join([
             head,
             *self.residual_lines(),
+            *(f"  {line}" for line in self.path_lines()),
             *(f"  playback: {line}" for line in self.overrides),
             *self._time_limit_lines(),
             *(self.smooth.lines() if self.smooth is not None else ()),

@@ -51,6 +51,7 @@ from ..errors import RigError
 from ..rig.build import bone_world_matrix
 from ..rig.size import solver_degrees
 from ..solve.armature_solver import ArmatureSolver
+from ..solve.unevaluated import FollowedTargets, check_armature
 from .farthest import out_of_reach
 from .samples import sphere_grid
 
@@ -179,18 +180,28 @@ class EnvelopeJob:
                 f"Envelope: constraint '{constraint}' has a {item.goal_type.title()} goal; an "
                 "envelope needs a Position or Position & Orientation goal"
             )
-        self._arm = ArmatureSolver(obj, settings, scene, view_layer)
-        rig = self._arm.rig
-        index = next(k for k, spec in enumerate(rig.specs) if spec.name == constraint)
-        spec, base = rig.specs[index], rig.constraints[index]
-        if spec.bindings[0].carrier is not None:
-            raise EnvelopeError(
-                f"Envelope: the target of '{constraint}' hangs off a bone the solve moves; an "
-                "envelope needs a target in the world"
-            )
+        # A target Blender does not evaluate is followed while the targets are read, as by a
+        # Solve (..solve.unevaluated): else its matrix is where it was last evaluated.
+        check_armature(obj, view_layer)
+        targets = [i.target for i in settings.constraints if i.enabled and i.target]
+        followed = FollowedTargets(obj, targets, view_layer)
+        try:
+            self._arm = ArmatureSolver(obj, settings, scene, view_layer)
+            rig = self._arm.rig
+            index = next(k for k, spec in enumerate(rig.specs) if spec.name == constraint)
+            spec, base = rig.specs[index], rig.constraints[index]
+            if spec.bindings[0].carrier is not None:
+                raise EnvelopeError(
+                    f"Envelope: the target of '{constraint}' hangs off a bone the solve moves; "
+                    "an envelope needs a target in the world"
+                )
+            self._goal, effector = _moving_goal(base, spec.bindings[0], item, orientation, obj)
+        finally:
+            followed.release()
+        #: One line per target followed, for the report.
+        self.notes = tuple(followed.notes)
         self.constraint = constraint
         self.effort_kind = effort_kind
-        self._goal, effector = _moving_goal(base, spec.bindings[0], item, orientation, obj)
         self._effector = effector
         moved = solver.Constraint(effector, self._goal, base.weight, base.chain_root, base.name)
         constraints = [moved if k == index else c for k, c in enumerate(rig.constraints)]

@@ -139,6 +139,9 @@ class RigPose:
             rotation (relinearised) whenever a joint has turned more than
             :data:`REBASE_ANGLE`, so the revolutes never get near a singular Euler stack.
         local_values: LOCAL bone -> (3,) or fewer joint values (radians) on top of ``base``.
+        located: the figure bones whose location channel places them (not Connected, whose
+            location Blender ignores, nor solved on their location): of :attr:`location`,
+            what shapes the figure.
     """
 
     def __init__(
@@ -158,6 +161,7 @@ class RigPose:
         self._scale = scale
         self._rest = rest
         self._still = still
+        self.located = frozenset(n for n, _i, _f, linear, *_r in rest if linear is not None)
         self.rotation: dict[str, np.ndarray] = {}
         self.location: dict[str, np.ndarray] = {}
         self.stretch: dict[str, float] = {}

@@ -200,7 +200,7 @@ def test_an_armature_blender_does_not_evaluate_is_refused(
     activate(obj)
     before = scene_state(obj)
     why = "it is disabled in viewports" if how == "DISABLED" else "a collection holding it"
-    for op in (bpy.ops.reach.solve, bpy.ops.reach.bake):
+    for op in (bpy.ops.reach.solve, bpy.ops.reach.bake, bpy.ops.reach.envelope):
         with pytest.raises(
             RuntimeError, match=f"Armature 'Chain' is not evaluated by Blender: {why}"
         ):
