@@ -454,11 +454,6 @@ class BakeJob(FrameSteps):
         self.state.unmute()
         if self.batched_method and self.depsgraph is not None and covers(self.rig):
             self.bulk = BulkMeasure(self.rig, len(self.frames))  # same numbers, read in bulk
-        paths = [(p, i) for p, i, _group in self.channels]
-        self.overrides = overrides(self.rig, paths)
-        note = self.target.note(paths)
-        if note is not None:
-            self.overrides.append(note)
 
     def _measure(self, frame: int) -> None:
         assert self.depsgraph is not None, "measuring steps run only with a depsgraph"
@@ -510,6 +505,11 @@ class BakeJob(FrameSteps):
         self.closed = True
         self._unfollow()
         busy_armatures.release(self.obj)
+        # After the frame is restored: Blender has evaluated the keys, and the drivers the
+        # keys' update ran (a driven influence's input set by a script) hold their new values.
+        paths = [(p, i) for p, i, _group in self.channels]
+        note = self.target.note(paths)
+        self.overrides = overrides(self.rig, paths) + ([] if note is None else [note])
         return BakeReport(
             frames=tuple(self.frames),
             constraints=tuple(c.name for c in self.rig.constraints),

@@ -76,8 +76,11 @@ def builtin_ik(rig: Rig) -> list[bpy.types.KinematicConstraint]:
 def overrides(rig: Rig, channels: Iterable[tuple[str, int]]) -> list[str]:
     """One line per thing that changes the solved channels' pose on playback.
 
-    Call it with the scene as it plays back (a bake calls it after unmuting the IK
-    constraints it muted). ``channels`` are the ``(data_path, index)`` pairs keyed or solved.
+    Call it with the scene as it plays back, evaluated: a bake calls it once it has unmuted
+    the IK constraints it muted and gone back to the frame, so Blender has run the drivers
+    its new keys set off (an influence whose driver's input a script set without an update
+    still holds its old value until then). ``channels`` are the ``(data_path, index)`` pairs
+    keyed or solved.
     """
     obj = rig.obj
     lines = []
