@@ -248,6 +248,14 @@ class BatchModel:
             target_map[row : row + len(block), 3 * slot : 3 * slot + 3] += block
         inverse = 1.0 / self.length
         self._jacobian_map = root * effector_map * inverse  # (m, 3 V): rows of J before D
+        # Each task row one vector component times a factor (the usual goals): J's rows are
+        # those components' rows scaled, the product's only non-zero term (same rounding).
+        self._jacobian_rows: tuple[np.ndarray, np.ndarray] | None = None
+        nonzero = self._jacobian_map != 0.0
+        if (nonzero.sum(axis=1) == 1).all():
+            source = nonzero.argmax(axis=1)
+            factor = self._jacobian_map[np.arange(m), source][:, None]
+            self._jacobian_rows = (source, factor)
         self._error_map = -(root * effector_map * inverse).T  # (3 V, m)
         self._target_map = -(root * target_map * inverse).T  # (3 T, m)
         self._unit = scaled.unit  # (n,) D
@@ -290,10 +298,17 @@ class BatchModel:
         vectors = (rotations @ self._local[:, :, None])[..., 0]
         vectors[:, self._point_rows] += frames.origins.take(self._point_segments, axis=-2)
         columns = Kinematics.columns(frames, vectors, self._carried)  # (B, V, 3, n)
-        jacobian = (self._jacobian_map @ columns.reshape(count, -1, self.n)) * self._unit
+        flat_columns = columns.reshape(count, -1, self.n)
+        if self._jacobian_rows is not None:
+            source, factor = self._jacobian_rows
+            jacobian = flat_columns.take(source, 1) * factor
+            jacobian *= self._unit
+        else:
+            jacobian = (self._jacobian_map @ flat_columns) * self._unit
         flat_targets = targets.reshape(count, -1)
         error = vectors.reshape(count, -1) @ self._error_map + flat_targets @ self._target_map
-        self.aims.fill(vectors, columns, targets, self._unit, error, jacobian)
+        if self.aims.rows:
+            self.aims.fill(vectors, columns, targets, self._unit, error, jacobian)
         f = np.einsum("bm,bm->b", error, error)
         g = -2.0 * np.einsum("bmn,bm->bn", jacobian, error)
         measured, aligned = self._measured, self._aligned
@@ -308,7 +323,8 @@ class BatchModel:
                 np.sqrt(np.einsum("bkc,bkc->bk", along, along)),
             )
         )
-        angle = np.concatenate([angle, self.aims.angles(vectors, targets)], axis=1)
+        if self.aims.rows:
+            angle = np.concatenate([angle, self.aims.angles(vectors, targets)], axis=1)
         reached = (distance <= self.tolerance).all(axis=1) & (angle <= self.angle_tolerance).all(
             axis=1
         )
