@@ -261,6 +261,16 @@ class BatchModel:
         self._unit = scaled.unit  # (n,) D
         self._local = np.array(locals_, dtype=float).reshape(-1, 3)
         self._segments = np.array(segments, dtype=int)
+        # Local vectors that are each zero or a signed basis vector (a point at the origin,
+        # the segment's own axes: the usual effector) are a column of the segment's rotation
+        # times 0 or +-1: the rotation product's only non-zero term (same values).
+        self._vector_entries: tuple[np.ndarray, np.ndarray] | None = None
+        magnitude = np.abs(self._local)
+        if ((magnitude == 1.0) | (magnitude == 0.0)).all() and (magnitude.sum(axis=1) <= 1).all():
+            column = magnitude.argmax(axis=1)
+            sign = self._local[np.arange(len(column)), column]
+            entries = 9 * self._segments[:, None] + 3 * np.arange(3) + column[:, None]  # (V, 3)
+            self._vector_entries = (entries.reshape(-1), np.repeat(sign, 3))
         point_rows = np.flatnonzero(points)
         self._point_rows = point_rows
         self._point_segments = self._segments[point_rows]
@@ -294,8 +304,13 @@ class BatchModel:
         ``targets`` (B, T, 3): one batched forward pass and Jacobian, two products."""
         count = len(z)
         frames = self.kinematics.forward(self.joint_values(z, q_fixed))
-        rotations = frames.rotations.take(self._segments, axis=-3)  # (B, V, 3, 3)
-        vectors = (rotations @ self._local[:, :, None])[..., 0]
+        if self._vector_entries is not None:
+            entries, sign = self._vector_entries
+            flat = frames.rotations.reshape(count, -1).take(entries, 1)
+            vectors = (flat * sign).reshape(count, -1, 3)  # (B, V, 3)
+        else:
+            rotations = frames.rotations.take(self._segments, axis=-3)  # (B, V, 3, 3)
+            vectors = (rotations @ self._local[:, :, None])[..., 0]
         vectors[:, self._point_rows] += frames.origins.take(self._point_segments, axis=-2)
         columns = Kinematics.columns(frames, vectors, self._carried)  # (B, V, 3, n)
         flat_columns = columns.reshape(count, -1, self.n)

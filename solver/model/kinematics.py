@@ -383,8 +383,8 @@ class Kinematics:
             nodes[..., :3, 3, :] += slide_nodes * self._slide_t
         ndim = len(lead)  # a view: (..., n_nodes, 4, 4), no unit stride
         matrices = nodes.transpose(*range(ndim), ndim + 2, ndim, ndim + 1)
-        for updated, source in self.rounds:
-            matrices[..., updated, :, :] = gather(matrices, source, -3) @ gather(
+        for updated, source in self.rounds:  # the last row stays (0, 0, 0, 1)
+            matrices[..., updated, :3, :] = gather(matrices, source, -3)[..., :3, :] @ gather(
                 matrices, updated, -3
             )
         carried = self._no_hinges if not lead else np.zeros((*lead, 0, 3))
