@@ -168,13 +168,13 @@ def box_step(
     step = np.linalg.solve(damped, gradient[..., None])[..., 0]
     # Problems on a bound the free step pushes outwards run the active set (most do not).
     pushing = ((sides * step > 0.0) & ~fixed).any(axis=1)
-    open_ = np.flatnonzero(pushing)
+    open_ = pushing.nonzero()[0]
     if not len(open_):
         return step
     parts = normal[open_], gradient[open_], lam2[open_], sides[open_]
     guess, optimal = _guessed(*parts, fixed, step[open_])
     step[open_] = guess
-    missed = np.flatnonzero(~optimal)
+    missed = (~optimal).nonzero()[0]
     if len(missed):
         normal_, gradient_, lam2_, sides_ = (part[missed] for part in parts)
         free_step = _free_step(normal_, gradient_, lam2_, fixed)
@@ -307,7 +307,7 @@ def _active_set(
         still = np.zeros(count, dtype=bool)
         still[hold] = True
         still[full[release]] = True
-        open_ = np.flatnonzero(still & (passes < cap))
+        open_ = (still & (passes < cap)).nonzero()[0]
     return step
 
 
@@ -378,7 +378,7 @@ class BatchDampedLeastSquares:
                 np.where(work.nit >= self.max_iterations, _MAX_ITERATIONS, RUNNING),
             ),
         )
-        live = np.flatnonzero(status == RUNNING)
+        live = (status == RUNNING).nonzero()[0]
         if not len(live):
             return status
         step = self.step(model, at, sides, status != RUNNING)
@@ -410,9 +410,11 @@ class BatchDampedLeastSquares:
             factors = 0.5 ** np.arange(halved, halved + levels)
             index = running[trying]
             here = z[index]
-            trials = np.clip(
-                here[:, None, :] + step[trying][:, None, :] * factors[:, None],
-                model.lower,
+            # The clip as max then min: np.clip's values, without its wrappers' ~5 us.
+            trials = np.minimum(
+                np.maximum(
+                    here[:, None, :] + step[trying][:, None, :] * factors[:, None], model.lower
+                ),
                 model.upper,
             )  # (t, levels, n)
             changed = (trials != here[:, None, :]).any(axis=2)
@@ -429,11 +431,14 @@ class BatchDampedLeastSquares:
             still = np.where((~changed).any(axis=1), (~changed).argmax(axis=1), levels)
             taken = first < still
             nfev[index] += np.where(taken, first + 1, np.minimum(still, levels))
-            rows = np.flatnonzero(taken)
+            rows = taken.nonzero()[0]
             better = index[rows]
             pick = rows * levels + first[rows]
-            z[better] = flat[pick]
-            at.put(better, evaluation if len(pick) == len(flat) else evaluation.take(pick))
+            if len(rows) == len(work) and levels == 1:  # every run took its full step
+                work.z, work.at = flat, evaluation
+            else:
+                z[better] = flat[pick]
+                at.put(better, evaluation if len(pick) == len(flat) else evaluation.take(pick))
             moved[trying[rows]] = True
             trying = trying[~taken & (still == levels)]
             halved += levels

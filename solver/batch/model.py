@@ -32,7 +32,7 @@ from ..goals import AimGoal, OrientationGoal, PositionGoal, PositionOrientationG
 from ..goals.base import Part
 from ..model.constraint import Constraint
 from ..model.figure import Figure, coordinate_system
-from ..model.kinematics import Kinematics
+from ..model.kinematics import Kinematics, is_identity
 from ..model.linear import LinearSystem
 from .aim import AimRow, AimRows
 
@@ -280,6 +280,7 @@ class BatchModel:
             self._segments, points, active, problem.coupling[active]
         )
         self._coupling_t = problem.coupling.T  # (n, n_joints): q = q_fixed + y C^T
+        self._joints_are_variables = is_identity(problem.coupling)
         self._measured = np.array(measured, dtype=int).reshape(-1, 2)
         self._aligned = np.array(aligned, dtype=int).reshape(-1, 3)
         self.aims = AimRows(aims, self.length)
@@ -297,6 +298,8 @@ class BatchModel:
 
     def joint_values(self, z: np.ndarray, q_fixed: np.ndarray) -> np.ndarray:
         """Joint values (B, n_joints) at scaled variables ``z`` (B, n)."""
+        if self._joints_are_variables:  # q = q_fixed + y: the product would only copy y
+            return q_fixed + z * self._unit
         return q_fixed + (z * self._unit) @ self._coupling_t
 
     def evaluate(self, z: np.ndarray, q_fixed: np.ndarray, targets: np.ndarray) -> BatchEvaluation:

@@ -346,6 +346,13 @@ class Kinematics:
         self._rest_k_t = np.ascontiguousarray(self._rest_k.transpose(1, 2, 0))
         self._rest_k2_t = np.ascontiguousarray(self._rest_k2.transpose(1, 2, 0))
         self._slide_t = np.ascontiguousarray(self._slide.T)  # (3, n_nodes)
+        # The rotation columns that some node's motion changes (restR K, restR K^2 not 0): a
+        # range; the others are the rest's whatever the angles (rest + s 0 + c 0).
+        moved = ((self._rest_k_t[:3, :3] != 0.0) | (self._rest_k2_t[:3, :3] != 0.0)).any(
+            axis=(0, 2)
+        )
+        columns = np.flatnonzero(moved)
+        self._turned = slice(int(columns[0]), int(columns[-1]) + 1) if len(columns) else slice(0, 0)
 
     def forward(self, q: np.ndarray) -> Frames:
         """Forward kinematics for joint values ``q`` (..., n_joints).
@@ -374,7 +381,15 @@ class Kinematics:
             )
         s = np.sin(angle)[..., None, None, :]
         c = (1.0 - np.cos(angle))[..., None, None, :]
-        nodes = self._rest_t + s * self._rest_k_t + c * self._rest_k2_t  # (..., 4, 4, nodes)
+        # (..., 4, 4, nodes): the rest, then the columns a joint turns (others stay the rest's).
+        nodes = np.empty((*lead, 4, 4, n_nodes))
+        nodes[...] = self._rest_t
+        turned = self._turned
+        nodes[..., :3, turned, :] = (
+            self._rest_t[:3, turned]
+            + s * self._rest_k_t[:3, turned]
+            + c * self._rest_k2_t[:3, turned]
+        )
         slide = None  # (..., n_joints) prismatic values, when the figure has any
         if not self.all_revolute:
             slide = np.where(self.revolute, 0.0, q)
