@@ -174,13 +174,13 @@ def box_step(
     step = np.linalg.solve(damped, gradient[..., None])[..., 0]
     # Problems on a bound the free step pushes outwards run the active set (most do not).
     pushing = ((sides * step > 0.0) & ~fixed).any(axis=1)
-    open_ = pushing.nonzero()[0]
+    open_ = np.flatnonzero(pushing)
     if not len(open_):
         return step
     parts = normal[open_], gradient[open_], lam2[open_], sides[open_]
     guess, optimal = _guessed(*parts, fixed, step[open_])
     step[open_] = guess
-    missed = (~optimal).nonzero()[0]
+    missed = np.flatnonzero(~optimal)
     if len(missed):
         normal_, gradient_, lam2_, sides_ = (part[missed] for part in parts)
         free_step = _free_step(normal_, gradient_, lam2_, fixed)
