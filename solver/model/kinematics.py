@@ -353,6 +353,10 @@ class Kinematics:
         )
         columns = np.flatnonzero(moved)
         self._turned = slice(int(columns[0]), int(columns[-1]) + 1) if len(columns) else slice(0, 0)
+        self._turned_rest = tuple(
+            np.ascontiguousarray(a[:3, self._turned])
+            for a in (self._rest_t, self._rest_k_t, self._rest_k2_t)
+        )
 
     def forward(self, q: np.ndarray) -> Frames:
         """Forward kinematics for joint values ``q`` (..., n_joints).
@@ -384,12 +388,11 @@ class Kinematics:
         # (..., 4, 4, nodes): the rest, then the columns a joint turns (others stay the rest's).
         nodes = np.empty((*lead, 4, 4, n_nodes))
         nodes[...] = self._rest_t
-        turned = self._turned
-        nodes[..., :3, turned, :] = (
-            self._rest_t[:3, turned]
-            + s * self._rest_k_t[:3, turned]
-            + c * self._rest_k2_t[:3, turned]
-        )
+        rest, rest_k, rest_k2 = self._turned_rest
+        turned = nodes[..., :3, self._turned, :]  # a view: rest + s restR K + c restR K^2
+        np.multiply(s, rest_k, out=turned)
+        turned += rest  # (addition commutes exactly)
+        turned += c * rest_k2
         slide = None  # (..., n_joints) prismatic values, when the figure has any
         if not self.all_revolute:
             slide = np.where(self.revolute, 0.0, q)
