@@ -252,3 +252,48 @@ def test_set_rest_to_the_rest_a_segment_has_is_no_change() -> None:
         before = fig.rest_version
         fig.set_rest("s1", **change)
         assert fig.rest_version == before + 1, change
+
+
+def _summed_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The 4x4 product with each entry summed term by term, ``((a0 b0 + a1 b1) + a2 b2) + a3
+    b3``, each product and sum rounded on its own (Python floats: no fused multiply-add)."""
+    out = np.zeros((4, 4))
+    for i in range(4):
+        for j in range(4):
+            total = 0.0
+            for k in range(4):
+                total += float(a[i, k]) * float(b[k, j])
+            out[i, j] = total
+    return out
+
+
+def _frame(frames, segment: int) -> np.ndarray:
+    out = np.eye(4)
+    out[:3, :3], out[:3, 3] = frames.rotations[segment], frames.origins[segment]
+    return out
+
+
+def test_the_pass_multiplies_transforms_summing_each_entry_in_order() -> None:
+    """The pass's products are one fixed formula, whatever the batch's shape: a child's frame
+    is its parent's times its own local transform (a root's frame, by a one-segment figure),
+    each entry summed in order — not a BLAS product, whose fused multiply-adds round
+    differently (and depend on the library)."""
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        rest = [(rng.normal(size=3), random_rotation(rng)) for _ in range(2)]
+        axes = [random_unit(rng) for _ in range(2)]
+        pair, alone = Figure(), Figure()
+        pair.add_segment("s0", None, *rest[0])
+        pair.add_revolute("s0", axes[0], name="a")
+        pair.add_segment("s1", "s0", *rest[1])
+        pair.add_revolute("s1", axes[1], name="b")
+        alone.add_segment("s1", None, *rest[1])
+        alone.add_revolute("s1", axes[1], name="b")
+        q = rng.uniform(-2.0, 2.0, 2)
+        frames = pair.kinematics.forward(q)
+        local = _frame(alone.kinematics.forward(q[1:]), 0)
+        expected = _summed_in_order(_frame(frames, 0), local)
+        assert np.array_equal(_frame(frames, 1), expected)
+        batch = pair.kinematics.forward(np.stack([q, q[::-1], q]))
+        assert np.array_equal(batch.rotations[2], frames.rotations)
+        assert np.array_equal(batch.origins[2], frames.origins)

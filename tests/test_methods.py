@@ -164,9 +164,10 @@ def point_of(fig: Figure, coords: np.ndarray, segment: str) -> np.ndarray:
 
 
 def angle_between(a: np.ndarray, b: np.ndarray) -> float:
-    """Degrees between two (3,) directions."""
-    cos = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
-    return math.degrees(math.acos(min(1.0, max(-1.0, cos))))
+    """Degrees between two (3,) directions, ``atan2(|a x b|, a . b)``: exact to rounding at
+    small angles, where ``acos`` of the cosine moves in steps of ~1e-6 degrees (the spacing
+    of doubles just below 1), as coarse as the residual checks that use it."""
+    return math.degrees(math.atan2(float(np.linalg.norm(np.cross(a, b))), float(a @ b)))
 
 
 def sample(fig: Figure, rng: np.random.Generator) -> np.ndarray:

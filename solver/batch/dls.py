@@ -47,6 +47,15 @@ GUESSES = 3
 #: Status of a problem still running.
 RUNNING = -1
 
+# The stops as plain ints for the per-pass array tests (an enum member's lookup costs ~1 us).
+_REACHED, _KUHN_TUCKER, _MAX_ITERATIONS, _NO_PROGRESS, _TIME_LIMIT = (
+    int(Status.GOAL_REACHED),
+    int(Status.KUHN_TUCKER),
+    int(Status.MAX_ITERATIONS),
+    int(Status.NO_PROGRESS),
+    int(Status.TIME_LIMIT),
+)
+
 
 @dataclass
 class Working:
@@ -129,6 +138,14 @@ def feasible_direction(model: BatchModel, sides: np.ndarray, direction: np.ndarr
     return np.where(pushed, 0.0, direction)
 
 
+def diagonal(matrices: np.ndarray) -> np.ndarray:
+    """A writable view (B, n) of the diagonals of contiguous ``matrices`` (B, n, n) (a strided
+    slice: cheaper than indexing with two aranges)."""
+    count, n, _ = matrices.shape
+    assert matrices.flags.c_contiguous  # else reshape would copy and the writes be lost
+    return matrices.reshape(count, n * n)[:, :: n + 1]
+
+
 def box_step(
     jacobian: np.ndarray,
     error: np.ndarray,
@@ -145,17 +162,15 @@ def box_step(
         sides: (B, n) from :func:`bound_sides`.
         fixed: (n,) variables held by an equality (never released).
     """
-    n = sides.shape[1]
     gradient = (error[:, None, :] @ jacobian)[:, 0]  # c = J^T e
     normal = jacobian.swapaxes(1, 2) @ jacobian  # J^T J
     lam2 = damping * damping
-    diagonal = np.arange(n)
     if fixed.any():  # held from the start: their columns out, their step 0
         keep = ~fixed
         normal *= keep[:, None] & keep[None, :]
         gradient = gradient * keep
     damped = normal.copy()
-    damped[:, diagonal, diagonal] += np.where(fixed, 1.0, lam2[:, None])
+    diagonal(damped)[...] += np.where(fixed, 1.0, lam2[:, None])
     step = np.linalg.solve(damped, gradient[..., None])[..., 0]
     # Problems on a bound the free step pushes outwards run the active set (most do not).
     pushing = ((sides * step > 0.0) & ~fixed).any(axis=1)
@@ -178,10 +193,8 @@ def _masked_solve(
 ) -> np.ndarray:
     """The step (k, n) of ``(J^T J + lambda^2 I) dz = J^T e`` on the ``free`` (k, n)
     columns, ``dz = 0`` on the others."""
-    n = free.shape[1]
-    diagonal = np.arange(n)
     matrix = normal * (free[:, :, None] & free[:, None, :])
-    matrix[:, diagonal, diagonal] += np.where(free, lam2[:, None], 1.0)
+    diagonal(matrix)[...] += np.where(free, lam2[:, None], 1.0)
     return np.linalg.solve(matrix, (gradient * free)[..., None])[..., 0]
 
 
@@ -298,7 +311,7 @@ def _active_set(
         still = np.zeros(count, dtype=bool)
         still[hold] = True
         still[full[release]] = True
-        open_ = np.flatnonzero(still & (passes < cap))
+        open_ = (still & (passes < cap)).nonzero()[0]
     return step
 
 
@@ -354,7 +367,7 @@ class BatchDampedLeastSquares:
         """
         at = work.at
         if deadline is not None and time.perf_counter() >= deadline:
-            return np.where(at.reached, Status.GOAL_REACHED, Status.TIME_LIMIT)
+            return np.where(at.reached, _REACHED, _TIME_LIMIT)
         # Every test and the step on every run, stopping or not: the few rows wasted cost
         # less than taking the others out (the stopped runs leave the set after the pass).
         sides = bound_sides(model, work.z)
@@ -362,19 +375,19 @@ class BatchDampedLeastSquares:
         kt = np.einsum("bn,bn->b", feasible, feasible) <= KT_TOLERANCE * (1.0 + at.f)
         status = np.where(
             at.reached,
-            Status.GOAL_REACHED,
+            _REACHED,
             np.where(
                 kt,
-                Status.KUHN_TUCKER,
-                np.where(work.nit >= self.max_iterations, Status.MAX_ITERATIONS, RUNNING),
+                _KUHN_TUCKER,
+                np.where(work.nit >= self.max_iterations, _MAX_ITERATIONS, RUNNING),
             ),
         )
-        live = np.flatnonzero(status == RUNNING)
+        live = (status == RUNNING).nonzero()[0]
         if not len(live):
             return status
         step = self.step(model, at, sides, status != RUNNING)
         moved = self._decrease(model, work, live, step[live])
-        status[live[~moved]] = Status.NO_PROGRESS
+        status[live[~moved]] = _NO_PROGRESS
         work.nit[live[moved]] += 1
         return status
 
@@ -401,9 +414,11 @@ class BatchDampedLeastSquares:
             factors = 0.5 ** np.arange(halved, halved + levels)
             index = running[trying]
             here = z[index]
-            trials = np.clip(
-                here[:, None, :] + step[trying][:, None, :] * factors[:, None],
-                model.lower,
+            # The clip as max then min: np.clip's values, without its wrappers' ~5 us.
+            trials = np.minimum(
+                np.maximum(
+                    here[:, None, :] + step[trying][:, None, :] * factors[:, None], model.lower
+                ),
                 model.upper,
             )  # (t, levels, n)
             changed = (trials != here[:, None, :]).any(axis=2)
@@ -420,11 +435,14 @@ class BatchDampedLeastSquares:
             still = np.where((~changed).any(axis=1), (~changed).argmax(axis=1), levels)
             taken = first < still
             nfev[index] += np.where(taken, first + 1, np.minimum(still, levels))
-            rows = np.flatnonzero(taken)
+            rows = taken.nonzero()[0]
             better = index[rows]
             pick = rows * levels + first[rows]
-            z[better] = flat[pick]
-            at.put(better, evaluation if len(pick) == len(flat) else evaluation.take(pick))
+            if len(rows) == len(work) and levels == 1:  # every run took its full step
+                work.z, work.at = flat, evaluation
+            else:
+                z[better] = flat[pick]
+                at.put(better, evaluation if len(pick) == len(flat) else evaluation.take(pick))
             moved[trying[rows]] = True
             trying = trying[~taken & (still == levels)]
             halved += levels

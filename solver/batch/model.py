@@ -32,7 +32,7 @@ from ..goals import AimGoal, OrientationGoal, PositionGoal, PositionOrientationG
 from ..goals.base import Part
 from ..model.constraint import Constraint
 from ..model.figure import Figure, coordinate_system
-from ..model.kinematics import Kinematics
+from ..model.kinematics import Kinematics, is_identity
 from ..model.linear import LinearSystem
 from .aim import AimRow, AimRows
 
@@ -248,11 +248,29 @@ class BatchModel:
             target_map[row : row + len(block), 3 * slot : 3 * slot + 3] += block
         inverse = 1.0 / self.length
         self._jacobian_map = root * effector_map * inverse  # (m, 3 V): rows of J before D
+        # Each task row one vector component times a factor (the usual goals): J's rows are
+        # those components' rows scaled, the product's only non-zero term (same rounding).
+        self._jacobian_rows: tuple[np.ndarray, np.ndarray] | None = None
+        nonzero = self._jacobian_map != 0.0
+        if (nonzero.sum(axis=1) == 1).all():
+            source = nonzero.argmax(axis=1)
+            factor = self._jacobian_map[np.arange(m), source][:, None]
+            self._jacobian_rows = (source, factor)
         self._error_map = -(root * effector_map * inverse).T  # (3 V, m)
         self._target_map = -(root * target_map * inverse).T  # (3 T, m)
         self._unit = scaled.unit  # (n,) D
         self._local = np.array(locals_, dtype=float).reshape(-1, 3)
         self._segments = np.array(segments, dtype=int)
+        # Local vectors that are each zero or a signed basis vector (a point at the origin,
+        # the segment's own axes: the usual effector) are a column of the segment's rotation
+        # times 0 or +-1: the rotation product's only non-zero term (same values).
+        self._vector_entries: tuple[np.ndarray, np.ndarray] | None = None
+        magnitude = np.abs(self._local)
+        if ((magnitude == 1.0) | (magnitude == 0.0)).all() and (magnitude.sum(axis=1) <= 1).all():
+            column = magnitude.argmax(axis=1)
+            sign = self._local[np.arange(len(column)), column]
+            entries = 9 * self._segments[:, None] + 3 * np.arange(3) + column[:, None]  # (V, 3)
+            self._vector_entries = (entries.reshape(-1), np.repeat(sign, 3))
         point_rows = np.flatnonzero(points)
         self._point_rows = point_rows
         self._point_segments = self._segments[point_rows]
@@ -262,6 +280,7 @@ class BatchModel:
             self._segments, points, active, problem.coupling[active]
         )
         self._coupling_t = problem.coupling.T  # (n, n_joints): q = q_fixed + y C^T
+        self._joints_are_variables = is_identity(problem.coupling)
         self._measured = np.array(measured, dtype=int).reshape(-1, 2)
         self._aligned = np.array(aligned, dtype=int).reshape(-1, 3)
         self.aims = AimRows(aims, self.length)
@@ -279,6 +298,8 @@ class BatchModel:
 
     def joint_values(self, z: np.ndarray, q_fixed: np.ndarray) -> np.ndarray:
         """Joint values (B, n_joints) at scaled variables ``z`` (B, n)."""
+        if self._joints_are_variables:  # q = q_fixed + y: the product would only copy y
+            return q_fixed + z * self._unit
         return q_fixed + (z * self._unit) @ self._coupling_t
 
     def evaluate(self, z: np.ndarray, q_fixed: np.ndarray, targets: np.ndarray) -> BatchEvaluation:
@@ -286,14 +307,26 @@ class BatchModel:
         ``targets`` (B, T, 3): one batched forward pass and Jacobian, two products."""
         count = len(z)
         frames = self.kinematics.forward(self.joint_values(z, q_fixed))
-        rotations = frames.rotations.take(self._segments, axis=-3)  # (B, V, 3, 3)
-        vectors = (rotations @ self._local[:, :, None])[..., 0]
+        if self._vector_entries is not None:
+            entries, sign = self._vector_entries
+            flat = frames.rotations.reshape(count, -1).take(entries, 1)
+            vectors = (flat * sign).reshape(count, -1, 3)  # (B, V, 3)
+        else:
+            rotations = frames.rotations.take(self._segments, axis=-3)  # (B, V, 3, 3)
+            vectors = (rotations @ self._local[:, :, None])[..., 0]
         vectors[:, self._point_rows] += frames.origins.take(self._point_segments, axis=-2)
         columns = Kinematics.columns(frames, vectors, self._carried)  # (B, V, 3, n)
-        jacobian = (self._jacobian_map @ columns.reshape(count, -1, self.n)) * self._unit
+        flat_columns = columns.reshape(count, -1, self.n)
+        if self._jacobian_rows is not None:
+            source, factor = self._jacobian_rows
+            jacobian = flat_columns.take(source, 1) * factor
+            jacobian *= self._unit
+        else:
+            jacobian = (self._jacobian_map @ flat_columns) * self._unit
         flat_targets = targets.reshape(count, -1)
         error = vectors.reshape(count, -1) @ self._error_map + flat_targets @ self._target_map
-        self.aims.fill(vectors, columns, targets, self._unit, error, jacobian)
+        if self.aims.rows:
+            self.aims.fill(vectors, columns, targets, self._unit, error, jacobian)
         f = np.einsum("bm,bm->b", error, error)
         g = -2.0 * np.einsum("bmn,bm->bn", jacobian, error)
         measured, aligned = self._measured, self._aligned
@@ -308,7 +341,8 @@ class BatchModel:
                 np.sqrt(np.einsum("bkc,bkc->bk", along, along)),
             )
         )
-        angle = np.concatenate([angle, self.aims.angles(vectors, targets)], axis=1)
+        if self.aims.rows:
+            angle = np.concatenate([angle, self.aims.angles(vectors, targets)], axis=1)
         reached = (distance <= self.tolerance).all(axis=1) & (angle <= self.angle_tolerance).all(
             axis=1
         )

@@ -171,6 +171,11 @@ def _doubling_rounds(
     return rounds
 
 
+def _joint_rows(values: np.ndarray) -> np.ndarray:
+    """(..., 3, n) component-first values as contiguous (..., n, 3) rows."""
+    return np.ascontiguousarray(values.swapaxes(-1, -2))
+
+
 def index_or_slice(index: np.ndarray) -> np.ndarray | slice:
     """``index`` as a slice if it is a contiguous increasing range, else unchanged."""
     if len(index) and np.array_equal(index, np.arange(index[0], index[0] + len(index))):
@@ -255,6 +260,23 @@ class Kinematics:
         self.segment_node = position[last]
         self.rest_node = position[first]  # the node that carries each segment's rest
         self.joint_node = index_or_slice(position[:n_j])
+        # Where each joint's origin and axis columns sit in a row of the entry-major nodes
+        # (..., 4, 4 n_nodes): entry (row, column) of node k is [row, column n_nodes + k].
+        joint_nodes = position[:n_j]
+        self._angle_is_q = (
+            n_nodes == n_j and self.all_revolute and np.array_equal(joint_nodes, np.arange(n_j))
+        )
+        self._origin_entries = 3 * n_nodes + joint_nodes
+        self._column_entries = np.arange(3)[:, None] * n_nodes + joint_nodes  # (3, n_j)
+        basis = np.abs(self.local_axes) == 1.0
+        self._axis_entries: np.ndarray | None = None
+        self._axis_signs: np.ndarray | None = None
+        if n_j and (basis.sum(axis=1) == 1).all() and (np.abs(self.local_axes) != 0.0).sum() == n_j:
+            column = basis.argmax(axis=1)
+            self._axis_entries = column * n_nodes + joint_nodes
+            signs = self.local_axes[np.arange(n_j), column]
+            if (signs < 0.0).any():
+                self._axis_signs = signs
         axes = np.zeros((n_nodes, 3))  # bare segments' nodes do not move: zero axis
         axes[self.joint_node] = self.local_axes
         self._node_axes = axes
@@ -319,51 +341,111 @@ class Kinematics:
         for s in changed:
             if s in self._hinge_set:
                 self._hinge_offsets[self._hinge_number[s]] = segments[s].translation
+        # Entry-major copies, (4, 4, n_nodes), for forward's pass.
+        self._rest_t = np.ascontiguousarray(self._rest.transpose(1, 2, 0))
+        self._rest_k_t = np.ascontiguousarray(self._rest_k.transpose(1, 2, 0))
+        self._rest_k2_t = np.ascontiguousarray(self._rest_k2.transpose(1, 2, 0))
+        self._slide_t = np.ascontiguousarray(self._slide.T)  # (3, n_nodes)
+        # The rotation columns that some node's motion changes (restR K, restR K^2 not 0): a
+        # range; the others are the rest's whatever the angles (rest + s 0 + c 0).
+        moved = ((self._rest_k_t[:3, :3] != 0.0) | (self._rest_k2_t[:3, :3] != 0.0)).any(
+            axis=(0, 2)
+        )
+        columns = np.flatnonzero(moved)
+        self._turned = slice(int(columns[0]), int(columns[-1]) + 1) if len(columns) else slice(0, 0)
+        self._turned_rest = tuple(
+            np.ascontiguousarray(a[:3, self._turned])
+            for a in (self._rest_t, self._rest_k_t, self._rest_k2_t)
+        )
 
     def forward(self, q: np.ndarray) -> Frames:
         """Forward kinematics for joint values ``q`` (..., n_joints).
 
         Leading axes are a batch (:mod:`solver.batch`): every array of the returned
         :class:`Frames` carries them in front; a single pose is ``q`` of shape (n_joints,).
+
+        The nodes' transforms are stored entry-major, (..., 4, 4, n_nodes): the local
+        transforms are formed with the node axis innermost, and the matrices seen by the
+        doubling products (a view (..., n_nodes, 4, 4)) have no unit stride, so numpy
+        multiplies them in its own loop, ``((a0 b0 + a1 b1) + a2 b2) + a3 b3`` per entry,
+        instead of calling BLAS once per 4x4 (whose fused multiply-adds round differently
+        and cost ~3x more). Every value is the same whatever the leading axes: a batched
+        pass equals the single passes bit for bit.
         """
         if self._changed:  # Figure.set_rest was called since the last pass
             self._refresh_changed()
         lead = q.shape[:-1]
-        angle = np.zeros((*lead, self.n_nodes))  # per node; bare segments' stay 0
-        angle[..., self.joint_node] = q if self.all_revolute else np.where(self.revolute, q, 0.0)
-        s = np.sin(angle)[..., None, None]
-        c = (1.0 - np.cos(angle))[..., None, None]
-        nodes = self._rest + s * self._rest_k + c * self._rest_k2
-        slide = None  # (..., n_joints, 1) prismatic values, when the figure has any
+        n_nodes = self.n_nodes
+        if self._angle_is_q:  # every node a revolute joint's, in the joints' order
+            angle = q
+        else:
+            angle = np.zeros((*lead, n_nodes))  # per node; bare segments' stay 0
+            angle[..., self.joint_node] = (
+                q if self.all_revolute else np.where(self.revolute, q, 0.0)
+            )
+        s = np.sin(angle)[..., None, None, :]
+        c = (1.0 - np.cos(angle))[..., None, None, :]
+        # (..., 4, 4, nodes): the rest, then the columns a joint turns (others stay the rest's).
+        nodes = np.empty((*lead, 4, 4, n_nodes))
+        nodes[...] = self._rest_t
+        rest, rest_k, rest_k2 = self._turned_rest
+        turned = nodes[..., :3, self._turned, :]  # a view: rest + s restR K + c restR K^2
+        np.multiply(s, rest_k, out=turned)
+        turned += rest  # (addition commutes exactly)
+        turned += c * rest_k2
+        slide = None  # (..., n_joints) prismatic values, when the figure has any
         if not self.all_revolute:
-            slide = np.where(self.revolute, 0.0, q)[..., None]
-            slide_nodes = np.zeros((*lead, self.n_nodes, 1))
-            slide_nodes[..., self.joint_node, :] = slide
-            nodes[..., :3, 3] += slide_nodes * self._slide
-        for updated, source in self.rounds:
-            nodes[..., updated, :, :] = gather(nodes, source, -3) @ gather(nodes, updated, -3)
+            slide = np.where(self.revolute, 0.0, q)
+            slide_nodes = np.zeros((*lead, 1, n_nodes))
+            slide_nodes[..., 0, self.joint_node] = slide
+            nodes[..., :3, 3, :] += slide_nodes * self._slide_t
+        ndim = len(lead)  # a view: (..., n_nodes, 4, 4), no unit stride
+        matrices = nodes.transpose(*range(ndim), ndim + 2, ndim, ndim + 1)
+        for updated, source in self.rounds:  # the last row stays (0, 0, 0, 1)
+            matrices[..., updated, :3, :] = gather(matrices, source, -3)[..., :3, :] @ gather(
+                matrices, updated, -3
+            )
         carried = self._no_hinges if not lead else np.zeros((*lead, 0, 3))
         if self.hinges:
             carried = np.empty((*lead, len(self.hinges), 3))
-            translations = nodes[..., :3, 3]  # a view: (..., n_nodes, 3)
+            translations = matrices[..., :3, 3]  # a view: (..., n_nodes, 3)
             for h, ((parent, region), offset) in enumerate(
                 zip(self.hinge_regions, self._hinge_offsets, strict=True)
             ):
-                carried[..., h, :] = nodes[..., parent, :3, :3] @ offset + nodes[..., parent, :3, 3]
+                rotation = matrices[..., parent, :3, :3]
+                carried[..., h, :] = (
+                    rotation[..., 0] * offset[0]
+                    + rotation[..., 1] * offset[1]
+                    + rotation[..., 2] * offset[2]
+                    + matrices[..., parent, :3, 3]
+                )
                 translations[..., region, :] += carried[..., h, None, :]
-        frames = gather(nodes, self.segment_node, -3)
-        joints = gather(nodes, self.joint_node, -3)
-        axes = np.einsum("...jab,jb->...ja", joints[..., :3, :3], self.local_axes)
-        origins = joints[..., :3, 3]
+        frames = gather(matrices, self.segment_node, -3)
+        # Joint axes and origins component-first, (..., 3, n_joints): rows of the entry-major
+        # nodes, so the products below run along the joints.
+        flat = nodes.reshape(*lead, 4, 4 * n_nodes)[..., :3, :]
+        origins = flat.take(self._origin_entries, -1)
+        if self._axis_entries is not None:  # every axis a signed basis vector: a column
+            axes = flat.take(self._axis_entries, -1)
+            if self._axis_signs is not None:
+                axes *= self._axis_signs
+        else:  # R u summed in order (the basis case's values, up to the sign of a zero)
+            u = self.local_axes.T  # (3, n_joints)
+            axes = flat.take(self._column_entries[0], -1) * u[0]
+            axes += flat.take(self._column_entries[1], -1) * u[1]
+            axes += flat.take(self._column_entries[2], -1) * u[2]
         if self.all_revolute:
-            pivots, turning = origins, axes
-            moving = cross(origins, axes)
+            pivots = origins
         else:
             assert slide is not None
-            revolute = self.revolute[:, None]
-            pivots = origins - slide * axes
-            turning = np.where(revolute, axes, 0.0)
-            moving = np.where(revolute, cross(pivots, axes), axes)
+            pivots = origins - slide[..., None, :] * axes
+        moving = pivots.take(_NEXT, -2) * axes.take(_PREV, -2) - pivots.take(_PREV, -2) * axes.take(
+            _NEXT, -2
+        )  # pivot x axis, as cross does
+        if not self.all_revolute:
+            moving = np.where(self.revolute, moving, axes)
+        axes, pivots, moving = (_joint_rows(a) for a in (axes, pivots, moving))
+        turning = axes if self.all_revolute else np.where(self.revolute[:, None], axes, 0.0)
         return Frames(
             frames[..., :3, :3], frames[..., :3, 3], axes, pivots, turning, moving, carried
         )
