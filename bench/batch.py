@@ -180,6 +180,10 @@ class Peer:
         return float(np.mean(self.seconds)) if self.seconds else float("nan")
 
     @property
+    def cpu_mean(self) -> float:
+        return float(np.mean(self.cpu)) if self.cpu else float("nan")
+
+    @property
     def p95(self) -> float:
         return float(np.percentile(self.seconds, 95)) if self.seconds else float("nan")
 
@@ -372,14 +376,15 @@ def section(
         "time per solve, the range over the runs in brackets, and that run's CPU time per "
         "solve. TRAC-IK and the loop of single Reach solves: per-solve median (p95); the "
         "loop's mean is its throughput. On a loaded machine wall times swing with the other "
-        "jobs; the CPU ratio (batch CPU per solve / TRAC-IK's median CPU per solve) is the "
-        "steadier comparison.",
+        "jobs; the CPU ratios (batch CPU per solve against TRAC-IK's median CPU per solve, "
+        "the loop's mean CPU per solve against the batch's) are the steadier comparison.",
         "",
         "| robot | batch solved | batch per solve | batch CPU per solve | passes | "
         "run-iterations per problem | restarts (most iterations) | "
         "TRAC-IK solved | TRAC-IK median (p95) | TRAC-IK CPU median | "
         "batch / TRAC-IK median: wall, CPU | "
-        "loop of single Reach solves: mean, median (p95), solved | loop mean / batch |",
+        "loop of single Reach solves: mean, median (p95), solved | loop mean / batch: "
+        "wall, CPU |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in robots:
@@ -398,7 +403,8 @@ def section(
                 else f"- ({t.note}) | - | - | - | "
             )
             + f"{ms(loop.mean)} ms, {ms(loop.median)} ({ms(loop.p95)}) ms, "
-            f"{loop.solved}/{len(loop.seconds)} | {_ratio(loop.mean, per)} |"
+            f"{loop.solved}/{len(loop.seconds)} | {_ratio(loop.mean, per)}, "
+            f"{_ratio(loop.cpu_mean, b.cpu / b.count)} |"
         )
     lines += [
         "",

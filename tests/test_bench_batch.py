@@ -21,7 +21,8 @@ def test_a_small_batch_is_graded_and_its_section_replaced_in_place(tmp_path):
     timing = batches(model, targets, 3, 6)
     assert timing.count == 6 and timing.violations == 0
     assert timing.solved == 6  # the first targets of the main bench: every one is met
-    row = RobotRow("iiwa7", timing, Peer("TRAC-IK", [], 0, note="not run"), Peer("loop", [1e-3], 1))
+    loop = Peer("loop", [1e-3], 1, cpu=[40.0 * timing.cpu / timing.count])
+    row = RobotRow("iiwa7", timing, Peer("TRAC-IK", [], 0, note="not run"), loop)
     floor = [FloorRow(10, 20.0, 10.0, 5.0)]
     text = section(
         [row],
@@ -33,6 +34,7 @@ def test_a_small_batch_is_graded_and_its_section_replaced_in_place(tmp_path):
         1.0,
     )
     assert "| iiwa7 | 100.0% (0 limit violations) |" in text
+    assert "1/1 | " in text and "x, 40.00x |" in text  # the loop's wall and CPU ratios
     assert "| 10000 | 100.0% |" in text and "| chain-7 | 100.0% |" in text
     assert "| 10 | 20.00 | 10.00 | 5.00 |" in text
     results = tmp_path / "RESULTS.md"
