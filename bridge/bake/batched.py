@@ -41,7 +41,7 @@ import numpy as np
 
 from ... import solver
 from ...solver.assembly.step_bound import per_kind
-from ...solver.batch import BatchSolver, check_structure
+from ...solver.batch import BatchResult, BatchSolver, check_structure
 
 if TYPE_CHECKING:
     from ..rig.build import Rig
@@ -198,45 +198,99 @@ class BatchedFrames:
             out.setdefault(name, {})[attribute] = values[index]
         return out
 
-    def solve(self, first_result: solver.IKResult) -> list[solver.IKResult]:
+    def solve(self, first_result: solver.IKResult) -> SolvedFrames:
         """Every frame but the first (whose result is ``first_result``), solved (steps 1 and
-        3-5 of the module): one result per frame, in order, in coordinates around the first
-        frame's pose (now the figure's)."""
+        3-5 of the module), in coordinates around the first frame's pose (now the figure's)."""
         rig = self.rig
         for name in rig.solved:  # relinearise LOCAL bones around the first frame's pose
             rig.pose.turn(name, rig.pose.rotation[name])
         rig.push_rest()
         first = rig.initial()
-        batch = BatchSolver(rig.figure, rig.constraints, self.options)
         last = self.count - 1
         anchors = [*range(ANCHOR_EVERY, last, ANCHOR_EVERY), last]
         x = np.zeros((self.count, len(first)))
         x[0] = first
-        results: dict[int, solver.IKResult] = {0: first_result}
+        singles: dict[int, solver.IKResult] = {0: first_result}
         before = 0
         for anchor in anchors:
-            results[anchor] = self._single(anchor, x[before])
-            x[anchor] = results[anchor].x
+            singles[anchor] = self._single(anchor, x[before])
+            x[anchor] = singles[anchor].x
             before = anchor
         known = [0, *anchors]
-        between = np.array([i for i in range(self.count) if i not in results], dtype=int)
+        between = np.array([i for i in range(self.count) if i not in singles], dtype=int)
+        done = None
         if len(between):
+            batch = BatchSolver(rig.figure, rig.constraints, self.options)
             right = np.searchsorted(known, between)
             a, b = np.array(known)[right - 1], np.array(known)[right]
             starts = hermite_starts(np.array(known), x[known], between)
             done = batch.solve(self._targets(between), starts)
             unit = per_kind(rig.figure, 1.0, rig.length)
-            off = off_branch(starts, done.x, x[a], x[b], unit)
-            for k, i in enumerate(between.tolist()):
-                x[i] = done.x[k]
-                results[i] = done.result(k)
-            for k, i in enumerate(between.tolist()):
-                if off[k] or not results[i].success:
-                    results[i] = self._single(i, x[i - 1])
-                    x[i] = results[i].x
-                    self.resolved.append(i)
+            again = off_branch(starts, done.x, x[a], x[b], unit) | ~done.success
+            x[between] = done.x
+            for k in np.flatnonzero(again).tolist():
+                i = int(between[k])
+                singles[i] = self._single(i, x[i - 1])
+                x[i] = singles[i].x
+                self.resolved.append(i)
         self._set_goals(last)  # as a sequential bake leaves them
-        return [results[i] for i in range(1, self.count)]
+        return SolvedFrames(rig.figure, self.count, singles, done, between)
+
+
+class SolvedFrames:
+    """The frames of a batched bake after the first, solved: those solved alone (anchors,
+    frames solved again) as their :class:`solver.IKResult`, the others as rows of the
+    batch's :class:`solver.batch.BatchResult`, read in bulk (an ``IKResult`` object per frame
+    is built only on demand, :meth:`result`).
+
+    Args:
+        figure: the figure solved (its joint names).
+        count: the number of frames, the first included.
+        singles: frame index -> its result, for the frames solved alone (0 among them).
+        batch: the batch's result, None when no frame is batched.
+        between: (k,) the batch's frame indices, in order (row ``r`` of ``batch`` is frame
+            ``between[r]``).
+    """
+
+    def __init__(
+        self,
+        figure: solver.Figure,
+        count: int,
+        singles: dict[int, solver.IKResult],
+        batch: BatchResult | None,
+        between: np.ndarray,
+    ) -> None:
+        self.singles = singles
+        self.batch = batch
+        self.count = count
+        self.joint_names = figure.joint_names
+        #: (count,) the batch's row of each frame, -1 for a frame solved alone
+        self.row = np.full(self.count, -1)
+        kept = np.array([i not in singles for i in between.tolist()], dtype=bool)
+        self.row[between[kept]] = np.flatnonzero(kept)
+
+    def result(self, index: int) -> solver.IKResult:
+        """Frame ``index``'s result, as a single solve gives it."""
+        row = int(self.row[index])
+        if row < 0:
+            return self.singles[index]
+        assert self.batch is not None, "a frame of the batch"
+        return self.batch.result(row)
+
+    def joint_values(self) -> np.ndarray:
+        """(count - 1, n_joints) the joint values of frames 1 on."""
+        out = np.empty((self.count - 1, len(self.joint_names)))
+        batched = np.flatnonzero(self.row[1:] >= 0)
+        if self.batch is not None and len(batched):
+            out[batched] = self.batch.joint_values[self.row[1:][batched]]
+        for index, result in self.singles.items():
+            if index:
+                out[index - 1] = result.joint_values
+        return out
+
+    def batched_rows(self) -> np.ndarray:
+        """(k,) the rows of the batch whose frames kept the batch's answer."""
+        return self.row[self.row >= 0]
 
 
 def hermite_starts(knots: np.ndarray, values: np.ndarray, frames: np.ndarray) -> np.ndarray:
@@ -280,6 +334,7 @@ __all__ = [
     "ANCHOR_EVERY",
     "BRANCH_MARGIN",
     "BatchedFrames",
+    "SolvedFrames",
     "hermite_starts",
     "off_branch",
     "why_sequential",

@@ -6,7 +6,8 @@ small conversions per frame. The batched path has every frame's joint values at 
 figure (the base of ``LOCAL`` bones fixed at the first frame), so the same conversions run
 over a leading frame axis: the rotation of each solved bone at every frame, then its channels
 with the continuity the sequential bake keeps (a quaternion's sign kept from frame to frame,
-Euler angles nearest the previous frame's, still frame by frame). The numbers are the
+Euler angles nearest the previous frame's: both decompositions at once, the choice frame by
+frame; an axis-angle still frame by frame). The numbers are the
 per-frame path's to round-off (the per-frame path's ``orthonormalize`` is a no-op on these
 products of rotations); a bone that stretches is left to that path (:func:`covers`).
 
@@ -15,6 +16,7 @@ Pure numpy over the rig passed in.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -81,6 +83,40 @@ def quaternions(matrices: np.ndarray, first: np.ndarray) -> np.ndarray:
     return q * np.cumprod(flips)[:, None]
 
 
+def eulers(matrices: np.ndarray, order: str, first: np.ndarray) -> np.ndarray:
+    """Blender Euler angles (F, 3) (indexed X, Y, Z) in ``order`` of rotations (F, 3, 3),
+    each frame's nearest the frame before (the first frame's nearest ``first`` (3,)), as
+    :func:`..blender.channel_rotations.matrix_to_euler` with ``compatible`` gives them one
+    after another: both decompositions of every frame at once, then the choice between
+    them and the turns added, which depend on the frame before, frame by frame."""
+    i, j, k = (channel_rotations.AXIS_INDEX[c] for c in order)
+    parity = 1.0 if (i, j, k) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1.0
+    m = matrices
+    cy = np.hypot(m[:, i, i], m[:, j, i])
+    free = cy > 1e-9  # else gimbal: only a + c (or a - c) is defined; c kept at 0
+    a = np.where(free, np.arctan2(parity * m[:, k, j], m[:, k, k]),
+                 np.arctan2(-parity * m[:, j, k], m[:, j, j]))  # fmt: skip
+    b = np.arctan2(-parity * m[:, k, i], cy)
+    c = np.where(free, np.arctan2(parity * m[:, j, i], m[:, i, i]), 0.0)
+    one = np.empty((len(m), 3))
+    one[:, i], one[:, j], one[:, k] = a, b, c
+    two = np.empty((len(m), 3))
+    two[:, i], two[:, j], two[:, k] = a + np.pi, np.pi - b, c + np.pi
+    turn = channel_rotations.TWO_PI
+    out = np.empty((len(m), 3))
+    ref = np.asarray(first, dtype=float).tolist()
+    for f, candidates in enumerate(zip(one.tolist(), two.tolist(), strict=True)):
+        best, best_distance = ref, math.inf
+        for candidate in candidates:
+            pairs = zip(candidate, ref, strict=True)
+            wrapped = [v + turn * round((r - v) / turn) for v, r in pairs]
+            distance = sum((v - r) ** 2 for v, r in zip(wrapped, ref, strict=True))
+            if distance < best_distance:
+                best, best_distance = wrapped, distance
+        out[f] = ref = best
+    return out
+
+
 def frame_channels(
     rig: Rig, joint_values: np.ndarray, joint_names: tuple[str, ...], previous: dict
 ) -> np.ndarray:
@@ -112,8 +148,10 @@ def frame_channels(
         mode = info.rotation_mode
         if mode == "QUATERNION":
             channels = quaternions(rotation, previous[name])
-        else:  # Euler angles nearest the frame before, or an axis-angle: frame by frame
-            channels = np.zeros((count, 4 if mode == "AXIS_ANGLE" else 3))
+        elif mode != "AXIS_ANGLE":  # Euler angles nearest the frame before
+            channels = eulers(rotation, mode, previous[name])
+        else:  # an axis-angle: frame by frame
+            channels = np.zeros((count, 4))
             last = previous[name]
             for f in range(count):
                 last = channels[f] = channel_rotations.rotation_to_channels(rotation[f], mode, last)
@@ -124,4 +162,4 @@ def frame_channels(
     return np.concatenate(parts, axis=1)
 
 
-__all__ = ["covers", "frame_channels", "quaternions"]
+__all__ = ["covers", "eulers", "frame_channels", "quaternions"]
