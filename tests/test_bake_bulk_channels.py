@@ -78,3 +78,20 @@ def test_euler_angles_of_many_frames_are_the_per_frame_ones():
             for first in (np.zeros(3), np.array([4 * np.pi, -2 * np.pi + 0.3, 7.0])):
                 expected = _eulers_one_by_one(matrices, order, first)
                 assert np.allclose(bulk.eulers(matrices, order, first), expected, atol=1e-12)
+
+
+def test_quaternions_of_several_bones_at_once_are_each_bones_own():
+    """A leading axis over bones: each bone's frames converted, and its signs kept, as
+    that bone's alone (a bone whose start has the other sign flips all of its frames)."""
+    rng = np.random.default_rng(8)
+    angles = np.linspace(0.0, 2.5 * np.pi, 40)
+    bones = np.array(
+        [[rotations.axes_rotation([axis, 1], [a, 0.2 * a]) for a in angles] for axis in (0, 2)]
+        + [[random_rotation(rng) for _ in angles]]
+    )
+    firsts = np.array([[1.0, 0.0, 0.0, 0.0], [-1.0, 0.0, 0.0, 0.0], [0.5, -0.5, 0.5, 0.5]])
+    together = bulk.quaternions(bones, firsts)
+    assert together.shape == (3, 40, 4)
+    for bone, first, got in zip(bones, firsts, together, strict=True):
+        assert np.array_equal(got, bulk.quaternions(bone, first))
+        assert np.allclose(got, _one_by_one(bone, first), atol=1e-12)
