@@ -16,9 +16,9 @@ the same frames by :func:`solver.batch` (damped least squares with a leading bat
    bake's own solver (its method), each from the anchor before it: the sequential bake's
    continuity at a coarser step.
 4. In-betweens: started from the poses interpolated between their anchors (in solver
-   coordinates, by the cubic through the anchors, :func:`hermite_starts`: on the demo 214
-   iterations of the batch instead of 242 with straight lines between anchors), solved as
-   one batch (damped least squares).
+   coordinates, by the cubic through the anchors, :func:`hermite_starts`: on the demo 211
+   iterations of the batch in 3 passes instead of 242 with straight lines between anchors),
+   solved as one batch (damped least squares).
 5. A frame whose solution leaves its neighbours' branch (it moved from its interpolated start
    by more than its anchors differ, plus :data:`BRANCH_MARGIN`), or that misses a goal within
    :data:`BATCH_ITERATIONS` (the batch does not restart), is solved again by the bake's solver
@@ -296,14 +296,16 @@ class SolvedFrames:
 def hermite_starts(knots: np.ndarray, values: np.ndarray, frames: np.ndarray) -> np.ndarray:
     """(k, n) starts of the in-between ``frames`` (k,) (each strictly between two knots):
     the cubic Hermite curve through the anchors' solutions ``values`` (m, n) at ``knots``
-    (m,) (increasing frame indices, m >= 2), its tangent at each knot the slope between the
-    knots either side (one-sided at the ends): nearer the in-betweens' solutions than the
-    straight line between anchors where the motion curves (error O(h^3) against O(h^2))."""
+    (m,) (increasing frame indices, m >= 2), its tangent at each knot the slope there of the
+    parabola through that knot and the knots either side (the two nearest knots at an end;
+    the straight line when m = 2): exact for a motion at a steadily changing rate in every
+    interval, the end ones and an uneven last one included, so nearer the in-betweens'
+    solutions than the straight line between anchors where the motion curves (error O(h^3)
+    against O(h^2)). On the demo the batch's frames then all converge within 2 iterations: 3
+    passes of the batch instead of 4 with one-sided end tangents, which left 3 frames of the
+    end intervals a third iteration."""
     knots = np.asarray(knots, dtype=float)
-    slopes = np.empty_like(values)
-    slopes[1:-1] = (values[2:] - values[:-2]) / (knots[2:] - knots[:-2])[:, None]
-    slopes[0] = (values[1] - values[0]) / (knots[1] - knots[0])
-    slopes[-1] = (values[-1] - values[-2]) / (knots[-1] - knots[-2])
+    slopes = _parabola_slopes(knots, values)
     right = np.searchsorted(knots, frames)
     a, b = right - 1, right
     h = (knots[b] - knots[a])[:, None]
@@ -315,6 +317,24 @@ def hermite_starts(knots: np.ndarray, values: np.ndarray, frames: np.ndarray) ->
         + (3.0 * t2 - 2.0 * t3) * values[b]
         + (t3 - t2) * h * slopes[b]
     )
+
+
+def _parabola_slopes(knots: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(m, n) at each of ``knots`` (m,), the slope of the parabola through ``values`` (m, n)
+    at that knot and its two neighbours (at an end, the two nearest knots); the slope of the
+    straight line when m = 2."""
+    m = len(knots)
+    if m == 2:
+        return np.broadcast_to((values[1] - values[0]) / (knots[1] - knots[0]), values.shape)
+    middle = np.clip(np.arange(m), 1, m - 2)  # the middle knot of each one's three
+    nodes = np.stack([middle - 1, middle, middle + 1], axis=1)  # (m, 3)
+    x = knots
+    p = knots[nodes]  # (m, 3)
+    weights = np.empty((m, 3))
+    for j in range(3):  # the derivative of the j-th Lagrange basis parabola at the knot
+        own, q, r = p[:, j], p[:, (j + 1) % 3], p[:, (j + 2) % 3]
+        weights[:, j] = ((x - q) + (x - r)) / ((own - q) * (own - r))
+    return np.einsum("mj,mjn->mn", weights, values[nodes])
 
 
 def off_branch(
