@@ -425,16 +425,14 @@ class BakeJob(FrameSteps):
                       batch.satisfied[rows])  # fmt: skip
             share = batch.time / len(batch)
             hit = (batch.status[rows] == solver.Status.TIME_LIMIT) | (share >= self.time_limit)
-            limited = np.flatnonzero(solved.row[:] >= 0)[hit].tolist()
+            limited = np.flatnonzero(solved.row >= 0)[hit].tolist()
             self.iterations += int(batch.nit[rows].sum())
             self.solve_seconds += share * len(rows)
         before = len(self.time_limited)
-        for index in sorted(solved.singles)[1:]:
+        for index in sorted(solved.singles)[1:]:  # the last frame's result noted last
             self._note(self.frames[index], solved.singles[index])
-        singles = self.time_limited[before:]
-        del self.time_limited[before:]
-        frames = sorted([self.frames[i] for i in limited] + singles, key=self.frames.index)
-        self.time_limited.extend(frames)
+        hits = self.time_limited[before:] + [self.frames[i] for i in limited]
+        self.time_limited[before:] = sorted(hits, key=self.frames.index)  # in frame order
 
     def _record(self, frame: int, index: int, result: solver.IKResult) -> None:
         """Frame ``frame`` (the ``index``-th) solved into the rig's pose as ``result``: its
