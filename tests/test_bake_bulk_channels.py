@@ -46,3 +46,52 @@ def test_revolutes_of_many_frames_are_the_per_frame_products():
     for f in range(50):
         one = rotations.axes_rotation([2, 0, 1], angles[f, [2, 0, 1]])
         assert np.allclose(stacked[f], one, atol=1e-14)
+
+
+def _eulers_one_by_one(matrices: np.ndarray, order: str, first: np.ndarray) -> np.ndarray:
+    out, last = [], first
+    for m in matrices:
+        last = rotations.matrix_to_euler(m, order, last)
+        out.append(last)
+    return np.array(out)
+
+
+def test_euler_angles_of_many_frames_are_the_per_frame_ones():
+    """Every order: random rotations (either decomposition nearest), a turn past a half-turn
+    about each axis (angles carried on past pi, not wrapped back), and rotations at gimbal
+    lock (the middle angle at +-90 degrees), from a start several turns away."""
+    rng = np.random.default_rng(6)
+    scattered = np.array([random_rotation(rng) for _ in range(100)])
+    angles = np.linspace(0.0, 3.5 * np.pi, 80)
+    for order in ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"):
+        middle = rotations.AXIS_INDEX[order[1]]
+        turning = np.array(
+            [rotations.euler_to_matrix(np.array([a, 0.1, -0.2]), order) for a in angles]
+        )
+        wound = _eulers_one_by_one(turning, order, np.zeros(3))[:, 0]
+        assert np.ptp(wound) > 3 * np.pi  # carried on past pi, not wrapped back
+        locked = np.zeros((20, 3))
+        locked[:, middle] = np.pi / 2 * np.sign(np.linspace(-1, 1, 20) + 1e-3)
+        locked[:, (middle + 1) % 3] = np.linspace(-2.0, 2.0, 20)
+        gimbal = np.array([rotations.euler_to_matrix(e, order) for e in locked])
+        for matrices in (scattered, turning, gimbal):
+            for first in (np.zeros(3), np.array([4 * np.pi, -2 * np.pi + 0.3, 7.0])):
+                expected = _eulers_one_by_one(matrices, order, first)
+                assert np.allclose(bulk.eulers(matrices, order, first), expected, atol=1e-12)
+
+
+def test_quaternions_of_several_bones_at_once_are_each_bones_own():
+    """A leading axis over bones: each bone's frames converted, and its signs kept, as
+    that bone's alone (a bone whose start has the other sign flips all of its frames)."""
+    rng = np.random.default_rng(8)
+    angles = np.linspace(0.0, 2.5 * np.pi, 40)
+    bones = np.array(
+        [[rotations.axes_rotation([axis, 1], [a, 0.2 * a]) for a in angles] for axis in (0, 2)]
+        + [[random_rotation(rng) for _ in angles]]
+    )
+    firsts = np.array([[1.0, 0.0, 0.0, 0.0], [-1.0, 0.0, 0.0, 0.0], [0.5, -0.5, 0.5, 0.5]])
+    together = bulk.quaternions(bones, firsts)
+    assert together.shape == (3, 40, 4)
+    for bone, first, got in zip(bones, firsts, together, strict=True):
+        assert np.array_equal(got, bulk.quaternions(bone, first))
+        assert np.allclose(got, _one_by_one(bone, first), atol=1e-12)

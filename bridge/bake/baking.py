@@ -74,14 +74,14 @@ from ..solve.unevaluated import FollowedTargets, check_armature
 from ..write import keys
 from ..write.saved_state import SceneState
 from . import bulk_channels
-from .batched import BatchedFrames, what_moved, why_sequential
+from .batched import BatchedFrames, SolvedFrames, what_moved, why_sequential
 from .join import KeyedSpan
 from .mechanism import Mechanism
 from .report import BakeError, BakeReport, describe
 from .smooth import SmoothBound
 from .start import MotionStart
 from .target import TARGETS, BakeTarget
-from .worst import Worst, fold
+from .worst import Worst, fold, fold_rows
 
 if TYPE_CHECKING:  # annotations only: bpy objects are passed in
     from collections.abc import Collection
@@ -402,20 +402,39 @@ class BakeJob(FrameSteps):
         if self.index < len(self.frames) - 1:
             return
         assert self.last_result is not None, "the first frame was solved"
-        results = self.batched.solve(self.last_result)
+        solved = self.batched.solve(self.last_result)
         self.batched_method = self.batched.options.method_name
+        count = len(self.frames)
         if not bulk_channels.covers(rig) or self.rows is None or self.previous is None:
-            for index, result in enumerate(results, start=1):
+            for index in range(1, count):
+                result = solved.result(index)
                 rig.apply(result)
                 self._record(self.frames[index], index, result)
             return
-        joint_values = np.array([result.joint_values for result in results])
-        names = results[0].joint_names
-        block = bulk_channels.frame_channels(rig, joint_values, names, self.previous)
+        joint_values = solved.joint_values()
+        block = bulk_channels.frame_channels(rig, joint_values, solved.joint_names, self.previous)
         self.values[:, 1:] = self._finite(block[:, self.rows].T)
-        rig.apply(results[-1])  # the pose a sequential bake ends on
-        for index, result in enumerate(results, start=1):
-            self._note(self.frames[index], result)
+        rig.apply(solved.result(count - 1))  # the pose a sequential bake ends on
+        self._note_batch(solved)
+
+    def _note_batch(self, solved: SolvedFrames) -> None:
+        """Every frame of ``solved`` counted as :meth:`_note` counts one, in order: the
+        batch's frames from its arrays at once (no result object per frame)."""
+        batch, rows = solved.batch, solved.batched_rows()
+        limited: list[int] = []
+        if batch is not None and len(rows):
+            fold_rows(self.modelled, batch.names, batch.distance[rows], batch.angle[rows],
+                      batch.satisfied[rows])  # fmt: skip
+            share = batch.time / len(batch)
+            hit = (batch.status[rows] == solver.Status.TIME_LIMIT) | (share >= self.time_limit)
+            limited = np.flatnonzero(solved.row >= 0)[hit].tolist()
+            self.iterations += int(batch.nit[rows].sum())
+            self.solve_seconds += share * len(rows)
+        before = len(self.time_limited)
+        for index in sorted(solved.singles)[1:]:  # the last frame's result noted last
+            self._note(self.frames[index], solved.singles[index])
+        hits = self.time_limited[before:] + [self.frames[i] for i in limited]
+        self.time_limited[before:] = sorted(hits, key=self.frames.index)  # in frame order
 
     def _record(self, frame: int, index: int, result: solver.IKResult) -> None:
         """Frame ``frame`` (the ``index``-th) solved into the rig's pose as ``result``: its

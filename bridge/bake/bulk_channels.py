@@ -6,8 +6,11 @@ small conversions per frame. The batched path has every frame's joint values at 
 figure (the base of ``LOCAL`` bones fixed at the first frame), so the same conversions run
 over a leading frame axis: the rotation of each solved bone at every frame, then its channels
 with the continuity the sequential bake keeps (a quaternion's sign kept from frame to frame,
-Euler angles nearest the previous frame's, still frame by frame). The numbers are the
-per-frame path's to round-off (the per-frame path's ``orthonormalize`` is a no-op on these
+Euler angles nearest the previous frame's: both decompositions at once, the choice frame by
+frame; an axis-angle still frame by frame), and over a leading bone axis where bones share
+the operation (the bones turned by revolutes, turn by turn; the quaternion bones): on the
+demo 0.028 ms per baked frame instead of 0.048. The numbers are the per-frame path's to
+round-off (the per-frame path's ``orthonormalize`` is a no-op on these
 products of rotations); a bone that stretches is left to that path (:func:`covers`).
 
 Pure numpy over the rig passed in.
@@ -15,6 +18,7 @@ Pure numpy over the rig passed in.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -31,23 +35,23 @@ def covers(rig: Rig) -> bool:
 
 
 def _turned(rotation: np.ndarray, axis: int, angle: np.ndarray) -> np.ndarray:
-    """``rotation @ R_axis(angle)`` for every frame: (F, 3, 3) by (F,) radians (as
+    """``rotation @ R_axis(angle)`` for every frame: (..., 3, 3) by (...,) radians (as
     :func:`..blender.channel_rotations.axes_rotation` turns one)."""
-    c, s = np.cos(angle)[:, None], np.sin(angle)[:, None]
+    c, s = np.cos(angle)[..., None], np.sin(angle)[..., None]
     a, b = (axis + 1) % 3, (axis + 2) % 3  # the plane the revolute turns
     out = rotation.copy()
-    ra, rb = rotation[:, :, a], rotation[:, :, b]
-    out[:, :, a] = ra * c + rb * s
-    out[:, :, b] = rb * c - ra * s
+    ra, rb = rotation[..., :, a], rotation[..., :, b]
+    out[..., :, a] = ra * c + rb * s
+    out[..., :, b] = rb * c - ra * s
     return out
 
 
 def quaternions(matrices: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """Unit quaternions (F, 4) ``(w, x, y, z)`` of rotations (F, 3, 3), each frame's sign
-    kept with the frame before (the first frame's with ``first`` (4,)), as
+    """Unit quaternions (..., F, 4) ``(w, x, y, z)`` of rotations (..., F, 3, 3), each
+    frame's sign kept with the frame before (the first frame's with ``first`` (..., 4)), as
     :func:`..blender.channel_rotations.matrix_to_quaternion` with ``compatible`` gives them
-    one after another."""
-    m = matrices
+    one after another (a leading axis: several bones' frames at once, each bone's own)."""
+    m = matrices.reshape(-1, 3, 3)
     count = len(m)
     trace = m[:, 0, 0] + m[:, 1, 1] + m[:, 2, 2]
     q = np.zeros((count, 4))
@@ -76,9 +80,81 @@ def quaternions(matrices: np.ndarray, first: np.ndarray) -> np.ndarray:
         q[rows, 1 + a] = (r[:, a, n] + r[:, n, a]) / s
         q[rows, 1 + b] = (r[:, b, n] + r[:, n, b]) / s
     q /= np.sqrt(np.einsum("fk,fk->f", q, q))[:, None]
-    before = np.vstack([np.asarray(first, dtype=float)[None], q[:-1]])
-    flips = np.where(np.einsum("fk,fk->f", q, before) < 0.0, -1.0, 1.0)
-    return q * np.cumprod(flips)[:, None]
+    q = q.reshape(*matrices.shape[:-2], 4)
+    start = np.asarray(first, dtype=float)[..., None, :]
+    start = np.broadcast_to(start, (*q.shape[:-2], 1, 4))
+    before = np.concatenate([start, q[..., :-1, :]], axis=-2)
+    flips = np.where(np.einsum("...k,...k->...", q, before) < 0.0, -1.0, 1.0)
+    return q * np.cumprod(flips, axis=-1)[..., None]
+
+
+def eulers(matrices: np.ndarray, order: str, first: np.ndarray) -> np.ndarray:
+    """Blender Euler angles (F, 3) (indexed X, Y, Z) in ``order`` of rotations (F, 3, 3),
+    each frame's nearest the frame before (the first frame's nearest ``first`` (3,)), as
+    :func:`..blender.channel_rotations.matrix_to_euler` with ``compatible`` gives them one
+    after another: both decompositions of every frame at once, then the choice between
+    them and the turns added, which depend on the frame before, frame by frame."""
+    i, j, k = (channel_rotations.AXIS_INDEX[c] for c in order)
+    parity = 1.0 if (i, j, k) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1.0
+    m = matrices
+    cy = np.hypot(m[:, i, i], m[:, j, i])
+    free = cy > 1e-9  # else gimbal: only a + c (or a - c) is defined; c kept at 0
+    a = np.where(free, np.arctan2(parity * m[:, k, j], m[:, k, k]),
+                 np.arctan2(-parity * m[:, j, k], m[:, j, j]))  # fmt: skip
+    b = np.arctan2(-parity * m[:, k, i], cy)
+    c = np.where(free, np.arctan2(parity * m[:, j, i], m[:, i, i]), 0.0)
+    one = np.empty((len(m), 3))
+    one[:, i], one[:, j], one[:, k] = a, b, c
+    two = np.empty((len(m), 3))
+    two[:, i], two[:, j], two[:, k] = a + np.pi, np.pi - b, c + np.pi
+    turn = channel_rotations.TWO_PI
+    out = np.empty((len(m), 3))
+    ref = np.asarray(first, dtype=float).tolist()
+    for f, candidates in enumerate(zip(one.tolist(), two.tolist(), strict=True)):
+        best, best_distance = ref, math.inf
+        for candidate in candidates:
+            pairs = zip(candidate, ref, strict=True)
+            wrapped = [v + turn * round((r - v) / turn) for v, r in pairs]
+            distance = sum((v - r) ** 2 for v, r in zip(wrapped, ref, strict=True))
+            if distance < best_distance:
+                best, best_distance = wrapped, distance
+        out[f] = ref = best
+    return out
+
+
+def _rotations(rig: Rig, joint_values: np.ndarray, column: dict[str, int]) -> dict[str, np.ndarray]:
+    """Every solved bone's rotation (F, 3, 3) at every frame. Bones turned by revolutes
+    (``LOCAL``, ``IK_SEGMENT``) are turned side by side: at each step of their revolute
+    sequences, the bones turning about the same axis at that step at once."""
+    count = len(joint_values)
+    pose = rig.pose
+    out: dict[str, np.ndarray] = {}
+    turned = [name for name, info in rig.solved.items() if info.param in ("LOCAL", "IK_SEGMENT")]
+    stack = np.empty((len(turned), count, 3, 3))
+    stack[:] = np.eye(3)
+    steps = max((len(rig.solved[name].rotation_joints) for name in turned), default=0)
+    for step in range(steps):
+        for axis in range(3):
+            rows = [(b, rig.solved[name].rotation_joints[step][1]) for b, name in enumerate(turned)
+                    if len(rig.solved[name].rotation_joints) > step
+                    and rig.solved[name].rotation_joints[step][0] == axis]  # fmt: skip
+            if not rows:
+                continue
+            bones = [b for b, _joint in rows]
+            angles = joint_values[:, [column[joint] for _b, joint in rows]].T  # (k, F)
+            stack[bones] = _turned(stack[bones], axis, angles)
+    local = [b for b, name in enumerate(turned) if rig.solved[name].param == "LOCAL"]
+    if local:
+        bases = np.array([pose.base[turned[b]] for b in local])[:, None]  # (k, 1, 3, 3)
+        stack[local] = bases @ stack[local]
+    out.update(zip(turned, stack, strict=True))
+    for name, info in rig.solved.items():
+        if name not in out:  # EULER bones carry all three angles (locked ones pinned by bounds)
+            euler = np.zeros((count, 3))
+            for axis, joint in info.rotation_joints:
+                euler[:, axis] = joint_values[:, column[joint]]
+            out[name] = np.array([channel_rotations.euler_to_matrix(e, info.param) for e in euler])
+    return out
 
 
 def frame_channels(
@@ -96,32 +172,30 @@ def frame_channels(
     column = {name: k for k, name in enumerate(joint_names)}
     count = len(joint_values)
     pose = rig.pose
+    rotations = _rotations(rig, joint_values, column)
+    quaternion = [name for name, info in rig.solved.items() if info.rotation_mode == "QUATERNION"]
+    channels: dict[str, np.ndarray] = {}
+    if quaternion:  # the quaternion bones side by side
+        firsts = np.array([previous[name] for name in quaternion])
+        stacked = quaternions(np.array([rotations[name] for name in quaternion]), firsts)
+        channels.update(zip(quaternion, stacked, strict=True))
     parts = []
     for name, info in rig.solved.items():
-        rotation = np.broadcast_to(np.eye(3), (count, 3, 3))
-        if info.param in ("LOCAL", "IK_SEGMENT"):
-            for axis, joint in info.rotation_joints:
-                rotation = _turned(rotation, axis, joint_values[:, column[joint]])
-            if info.param == "LOCAL":
-                rotation = pose.base[name] @ rotation
-        else:  # EULER bones carry all three angles (locked ones pinned by bounds)
-            euler = np.zeros((count, 3))
-            for axis, joint in info.rotation_joints:
-                euler[:, axis] = joint_values[:, column[joint]]
-            rotation = np.array([channel_rotations.euler_to_matrix(e, info.param) for e in euler])
         mode = info.rotation_mode
-        if mode == "QUATERNION":
-            channels = quaternions(rotation, previous[name])
-        else:  # Euler angles nearest the frame before, or an axis-angle: frame by frame
-            channels = np.zeros((count, 4 if mode == "AXIS_ANGLE" else 3))
+        if mode == "AXIS_ANGLE":  # frame by frame
+            channels[name] = np.zeros((count, 4))
             last = previous[name]
             for f in range(count):
-                last = channels[f] = channel_rotations.rotation_to_channels(rotation[f], mode, last)
+                last = channels[name][f] = channel_rotations.rotation_to_channels(
+                    rotations[name][f], mode, last
+                )
+        elif mode != "QUATERNION":  # Euler angles nearest the frame before
+            channels[name] = eulers(rotations[name], mode, previous[name])
         location = np.broadcast_to(pose.location[name], (count, 3)).copy()
         for axis, joint in info.location_joints:
             location[:, axis] = joint_values[:, column[joint]] / rig.scale
-        parts += [channels, location, np.ones((count, 3))]
+        parts += [channels[name], location, np.ones((count, 3))]
     return np.concatenate(parts, axis=1)
 
 
-__all__ = ["covers", "frame_channels", "quaternions"]
+__all__ = ["covers", "eulers", "frame_channels", "quaternions"]

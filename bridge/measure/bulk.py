@@ -90,6 +90,7 @@ class BulkMeasure:
         self.placement = np.zeros((count, 4, 4))
         self.bones = np.zeros((count, len(specs), 4, 4))
         self.targets = np.zeros((count, len(specs), 4, 4))  # world matrices (or points)
+        self.reads = [(spec.bone, spec.bindings[0]) for spec in specs]  # what read reads
 
     def read(self, index: int, depsgraph: Depsgraph) -> None:
         """Read frame ``index`` (the ``index``-th measured) as Blender evaluated it.
@@ -98,11 +99,12 @@ class BulkMeasure:
             RigError: a target was deleted (a non-finite / zero-scale one: :meth:`worst`).
         """
         evaluated = self.rig.obj.evaluated_get(depsgraph)
-        self.placement[index] = np.array(evaluated.matrix_world, dtype=float)
+        # numpy reads a Matrix as rows (its float32 values exactly), without a copy between
+        self.placement[index] = evaluated.matrix_world  # pyright: ignore[reportCallIssue, reportArgumentType]
         bones = evaluated.pose.bones
-        for k, spec in enumerate(self.rig.specs):
-            self.bones[index, k] = np.array(bones[spec.bone].matrix, dtype=float)
-            self.targets[index, k] = _matrix(spec.bindings[0], depsgraph)  # pyright: ignore[reportCallIssue, reportArgumentType]  # numpy reads a Matrix as rows
+        for k, (bone, binding) in enumerate(self.reads):
+            self.bones[index, k] = bones[bone].matrix  # pyright: ignore[reportCallIssue, reportArgumentType]
+            self.targets[index, k] = _matrix(binding, depsgraph)  # pyright: ignore[reportCallIssue, reportArgumentType]
 
     def worst(
         self, tolerance: float, angle_tolerance: float

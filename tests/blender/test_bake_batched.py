@@ -10,6 +10,7 @@ move over the range is baked one frame after another, bit for bit as when asked 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from types import ModuleType
 
@@ -245,3 +246,30 @@ def test_esc_in_a_batched_modal_bake_restores_everything(
     assert op.modal(context, ESC) == {"CANCELLED"}
     assert "nothing written" in op.reports[-1][1]
     _assert_unchanged(obj, before, ik)
+
+
+def test_batched_frames_over_the_time_budget_are_listed_in_frame_order(
+    clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """*Time per Frame* is pooled over the batch: a batch whose share per frame reaches the
+    budget lists each of its frames, merged in frame order with the frames solved alone
+    (the first frame and the anchors) that reach it, as one frame after another lists them.
+    The solves' times are made huge (their answers are untouched): first only the batch's,
+    then every solve's."""
+    obj = _hinged_arm()
+    for owner in (extension.solver.batch.BatchSolver, extension.solver.Solver):
+        original = owner.solve
+
+        def slow(*args: object, _original: object = original, **kwargs: object) -> object:
+            return dataclasses.replace(_original(*args, **kwargs), time=1e6)  # type: ignore[operator]
+
+        monkeypatch.setattr(owner, "solve", slow)
+        run_op(bpy.ops.reach.bake)
+        report = last_report(obj)
+        assert report.batched
+        alone = {1, *range(13, FRAMES, 12), FRAMES}  # the first frame, every 12th, the last
+        every = range(1, FRAMES + 1)
+        slow_ones = (
+            every if owner is extension.solver.Solver else [f for f in every if f not in alone]
+        )
+        assert list(report.time_limited) == list(slow_ones)
