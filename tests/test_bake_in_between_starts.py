@@ -5,6 +5,8 @@ tangents the slopes of the parabolas through each anchor and its neighbours."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from tests.bridge_stubs import bridge_module
@@ -76,6 +78,6 @@ def test_every_interval_is_nearer_than_the_straight_line() -> None:
     a, b = KNOTS[right - 1], KNOTS[right]
     w = ((frames - a) / (b - a))[:, None]
     straight = (1.0 - w) * wave(a) + w * wave(b)
-    for lo, hi in zip(KNOTS[:-1], KNOTS[1:], strict=True):
+    for lo, hi in itertools.pairwise(KNOTS):
         inside = (frames > lo) & (frames < hi)
         assert np.abs(starts - exact)[inside].max() < np.abs(straight - exact)[inside].max()
