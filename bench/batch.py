@@ -320,7 +320,8 @@ def run_floor(log=print) -> list[FloorRow]:
                 count,
                 micro * _median_seconds(lambda: assembler.evaluate(here, fixed, goal)),  # noqa: B023
                 micro * _median_seconds(lambda: assembler.kinematics.forward(joints)),  # noqa: B023
-                micro * _median_seconds(lambda: method.step(assembler, at, sides)),  # noqa: B023
+                micro
+                * _median_seconds(lambda: method.step(assembler, at.jacobian, at.error, sides)),  # noqa: B023
             )
         )
     return rows

@@ -17,7 +17,7 @@ from solver import (
     Solver,
     Status,
 )
-from solver.batch import BatchSolver, search, solve_batch
+from solver.batch import BatchSolver, dls, search, solve_batch
 from tests.solver_checks import random_rotation, spatial_arm
 
 #: Options shared by the batch and the single solves it is compared with: no time limit, so
@@ -291,3 +291,33 @@ def test_restarts_started_early_give_way_to_the_nudge(monkeypatch):
         single = _single(fig, tip, poses[b], fig.neutral())
         assert early[int(b)].restarts == single.restarts > 0, b
         assert np.allclose(early.x[b], single.x, atol=1e-6), b
+
+
+def test_a_pass_steps_only_the_runs_going_on(monkeypatch):
+    """A run that stops at a pass's tests (its goals met, the iteration limit) gets no step:
+    the steps computed are the iterations taken (no restarts, no ``NO_PROGRESS`` stop), not
+    every run of every pass, which costs most of a pass where most runs stop at once (a
+    bake's in-betweens). The answers stay those of single solves."""
+    fig, tip = _arm()
+    rng = np.random.default_rng(7)
+    count = 12
+    poses = _poses(fig, rng, count)
+    lower, upper = fig.coordinate_bounds()
+    starts = rng.uniform(lower, upper, (count, len(lower)))
+    stepped: list[int] = []
+    box_step = dls.box_step
+
+    def counted(jacobian, *args):
+        stepped.append(len(jacobian))
+        return box_step(jacobian, *args)
+
+    monkeypatch.setattr(dls, "box_step", counted)
+    options = {**OPTIONS, "restarts": 0, "max_iterations": 15}
+    batch = solve_batch(fig, [tip], {"tip": poses}, starts, **options)
+    assert not (batch.status == Status.NO_PROGRESS).any()
+    assert len(set(batch.nit.tolist())) > 2  # the runs stop at several passes
+    assert sum(stepped) == batch.nit.sum() < batch.run_iterations
+    for b in range(count):
+        single = _single(fig, tip, poses[b], starts[b], **options)
+        assert (batch[b].status, batch[b].nit) == (single.status, single.nit), b
+        assert np.allclose(batch.x[b], single.x, atol=1e-6), b

@@ -340,18 +340,16 @@ class BatchDampedLeastSquares:
     def step(
         self,
         model: BatchModel,
-        at: BatchEvaluation,
+        jacobian: np.ndarray,
+        error: np.ndarray,
         sides: np.ndarray,
-        idle: np.ndarray | None = None,
     ) -> np.ndarray:
-        """The steps (B, n) from points evaluated as ``at`` with bounds ``sides``; the rows
-        ``idle`` (B,) (stopped runs, their step unused) get ``lambda = 1``."""
-        damping = self._damping(at.error)
-        # lambda = 0 only where e = 0, where every step is 0: keep the solve regular (and
-        # a stopped run's tiny error must not make its matrix singular).
-        regular = damping > 0.0 if idle is None else (damping > 0.0) & ~idle
-        damping = np.where(regular, damping, 1.0)
-        step = box_step(at.jacobian, at.error, damping, sides, model.fixed)
+        """The steps (B, n) from points with task Jacobians ``jacobian`` (B, m, n), errors
+        ``error`` (B, m) and bounds ``sides`` (B, n)."""
+        damping = self._damping(error)
+        # lambda = 0 only where e = 0, where every step is 0: keep the solve regular.
+        damping = np.where(damping > 0.0, damping, 1.0)
+        step = box_step(jacobian, error, damping, sides, model.fixed)
         largest = np.abs(step).max(axis=1, initial=0.0)
         over = largest > self.step_limit
         step[over] *= (self.step_limit / largest[over])[:, None]
@@ -368,8 +366,8 @@ class BatchDampedLeastSquares:
         at = work.at
         if deadline is not None and time.perf_counter() >= deadline:
             return np.where(at.reached, _REACHED, _TIME_LIMIT)
-        # Every test and the step on every run, stopping or not: the few rows wasted cost
-        # less than taking the others out (the stopped runs leave the set after the pass).
+        # Every test on every run; the step on the runs going on only (when most runs stop
+        # at once, as a bake's in-betweens do, their steps would cost most of the pass).
         sides = bound_sides(model, work.z)
         feasible = feasible_direction(model, sides, -at.g)
         kt = np.einsum("bn,bn->b", feasible, feasible) <= KT_TOLERANCE * (1.0 + at.f)
@@ -385,8 +383,11 @@ class BatchDampedLeastSquares:
         live = (status == RUNNING).nonzero()[0]
         if not len(live):
             return status
-        step = self.step(model, at, sides, status != RUNNING)
-        moved = self._decrease(model, work, live, step[live])
+        if len(live) == len(work):  # every run: no copies
+            step = self.step(model, at.jacobian, at.error, sides)
+        else:
+            step = self.step(model, at.jacobian[live], at.error[live], sides[live])
+        moved = self._decrease(model, work, live, step)
         status[live[~moved]] = _NO_PROGRESS
         work.nit[live[moved]] += 1
         return status
