@@ -129,12 +129,16 @@ def bound_sides(model: BatchModel, z: np.ndarray) -> np.ndarray:
     variable counts as on its upper bound); the slack test of :func:`on_bound`."""
     upper = model.upper - z <= FEASIBILITY_TOLERANCE
     lower = z - model.lower <= FEASIBILITY_TOLERANCE
-    return np.where(upper | model.fixed, 1.0, np.where(lower, -1.0, 0.0))
+    if model.has_fixed:
+        upper |= model.fixed
+    return np.where(upper, 1.0, np.where(lower, -1.0, 0.0))
 
 
 def feasible_direction(model: BatchModel, sides: np.ndarray, direction: np.ndarray) -> np.ndarray:
     """``direction`` (B, n) projected onto the feasible directions at bounds ``sides``."""
-    pushed = (sides * direction > 0.0) | model.fixed
+    pushed = sides * direction > 0.0
+    if model.has_fixed:
+        pushed |= model.fixed
     return np.where(pushed, 0.0, direction)
 
 
@@ -165,22 +169,32 @@ def box_step(
     gradient = (error[:, None, :] @ jacobian)[:, 0]  # c = J^T e
     normal = jacobian.swapaxes(1, 2) @ jacobian  # J^T J
     lam2 = damping * damping
-    if fixed.any():  # held from the start: their columns out, their step 0
+    held_fixed = fixed if fixed.any() else None  # None: no masks to apply (the usual figure)
+    if held_fixed is not None:  # held from the start: their columns out, their step 0
         keep = ~fixed
         normal *= keep[:, None] & keep[None, :]
         gradient = gradient * keep
     damped = normal.copy()
-    diagonal(damped)[...] += np.where(fixed, 1.0, lam2[:, None])
+    diagonal(damped)[...] += (
+        lam2[:, None] if held_fixed is None else np.where(fixed, 1.0, lam2[:, None])
+    )
     step = np.linalg.solve(damped, gradient[..., None])[..., 0]
     # Problems on a bound the free step pushes outwards run the active set (most do not).
-    pushing = ((sides * step > 0.0) & ~fixed).any(axis=1)
-    open_ = np.flatnonzero(pushing)
+    pushes = sides * step > 0.0
+    if held_fixed is not None:
+        pushes &= ~fixed
+    open_ = np.logical_or.reduce(pushes, axis=1).nonzero()[0]
     if not len(open_):
         return step
-    parts = normal[open_], gradient[open_], lam2[open_], sides[open_]
-    guess, optimal = _guessed(*parts, fixed, step[open_])
-    step[open_] = guess
-    missed = np.flatnonzero(~optimal)
+    if len(open_) == len(step):  # every problem (a pass of few runs, often): no copies
+        parts = normal, gradient, lam2, sides
+        guess, optimal = _guessed(*parts, held_fixed, step)
+        step = guess
+    else:
+        parts = normal[open_], gradient[open_], lam2[open_], sides[open_]
+        guess, optimal = _guessed(*parts, held_fixed, step[open_])
+        step[open_] = guess
+    missed = (~optimal).nonzero()[0]
     if len(missed):
         normal_, gradient_, lam2_, sides_ = (part[missed] for part in parts)
         free_step = _free_step(normal_, gradient_, lam2_, fixed)
@@ -204,16 +218,41 @@ def _free_step(
     return _masked_solve(normal, gradient, lam2, np.broadcast_to(~fixed, gradient.shape))
 
 
+def _guess(
+    normal: np.ndarray,
+    gradient: np.ndarray,
+    lam2: np.ndarray,
+    sides: np.ndarray,
+    hold: np.ndarray,
+    on: np.ndarray,
+    scale: np.ndarray,
+    fixed: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One guess of :func:`_guessed` for k problems holding the bounds ``hold`` (k, n):
+    the step (k, n), the free variables that cross their bound and the held bounds that
+    pull (k, n), and (k,) whether neither happens (the step is optimal)."""
+    guess = _masked_solve(normal, gradient, lam2, ~hold)
+    size = np.sqrt(np.einsum("bn,bn->b", guess, guess))
+    crossing = on & ~hold & (sides * guess > 1e-12 * size[:, None])
+    curvature = (normal @ guess[:, :, None])[..., 0] + lam2[:, None] * guess
+    multiplier_rows = hold if fixed is None else hold & ~fixed
+    nu = np.where(multiplier_rows, sides * (gradient - curvature), np.inf)
+    pulling = nu < -scale[:, None]
+    good = ~np.logical_or.reduce(crossing | pulling, axis=1)
+    return guess, crossing, pulling, good
+
+
 def _guessed(
     normal: np.ndarray,
     gradient: np.ndarray,
     lam2: np.ndarray,
     sides: np.ndarray,
-    fixed: np.ndarray,
+    fixed: np.ndarray | None,
     free_step: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The step (k, n) under the bounds by guessing which hold, and (k,) whether it is the
-    step of :func:`_active_set` (up to rounding).
+    step of :func:`_active_set` (up to rounding); ``fixed`` (n,) the variables held by an
+    equality, None if there are none.
 
     The step's quadratic programme is strictly convex (``lambda > 0``), so its minimiser is
     unique, and a step that meets the optimality conditions of the active set's last pass -
@@ -221,35 +260,34 @@ def _guessed(
     active set's tolerances - is it. The first guess holds every bound the free step pushes
     outwards; each of :data:`GUESSES` guesses holds the bounds the last one crossed and
     releases those that pulled (a primal-dual active set), for the problems not yet optimal.
+    The first guess, on every problem, needs no copies; it is most often the last.
     """
-    count = len(sides)
-    held = fixed | (sides * free_step > 0.0)
-    step = np.zeros_like(free_step)
-    optimal = np.zeros(count, dtype=bool)
-    scale = 1e-12 * (1.0 + np.abs(gradient).max(axis=1))
-    open_ = np.arange(count)
-    on = (sides != 0.0) & ~fixed
-    for guess_number in range(GUESSES):
-        if guess_number:
-            normal_, gradient_, lam2_, sides_ = (
-                normal[open_],
-                gradient[open_],
-                lam2[open_],
-                sides[open_],
-            )
-        else:  # every problem: no copies
-            normal_, gradient_, lam2_, sides_ = normal, gradient, lam2, sides
-        hold = held[open_]
-        guess = _masked_solve(normal_, gradient_, lam2_, ~hold)
-        size = np.sqrt(np.einsum("bn,bn->b", guess, guess))
-        crossing = on[open_] & ~hold & (sides_ * guess > 1e-12 * size[:, None])
-        curvature = (normal_ @ guess[:, :, None])[..., 0] + lam2_[:, None] * guess
-        nu = np.where(hold & ~fixed, sides_ * (gradient_ - curvature), np.inf)
-        pulling = nu < -scale[open_, None]
-        good = ~crossing.any(axis=1) & ~pulling.any(axis=1)
+    held = sides * free_step > 0.0
+    on = sides != 0.0
+    if fixed is not None:
+        held |= fixed
+        on &= ~fixed
+    scale = 1e-12 * (1.0 + np.maximum.reduce(np.abs(gradient), axis=1))
+    step, crossing, pulling, good = _guess(normal, gradient, lam2, sides, held, on, scale, fixed)
+    if good.all():
+        return step, good
+    optimal = good
+    held = (held & ~pulling) | crossing
+    open_ = (~good).nonzero()[0]
+    for _ in range(GUESSES - 1):
+        guess, crossing, pulling, good = _guess(
+            normal[open_],
+            gradient[open_],
+            lam2[open_],
+            sides[open_],
+            held[open_],
+            on[open_],
+            scale[open_],
+            fixed,
+        )
         step[open_] = guess
         optimal[open_[good]] = True
-        held[open_] = (hold & ~pulling) | crossing
+        held[open_] = (held[open_] & ~pulling) | crossing
         open_ = open_[~good]
         if not len(open_):
             break
@@ -407,15 +445,34 @@ class BatchDampedLeastSquares:
         the evaluations the single run makes.
         """
         z, at, nfev = work.z, work.at, work.nfev
-        moved = np.zeros(len(running), dtype=bool)
-        trying = np.arange(len(running))  # positions in running
-        halved = 0
+        # The full steps, in fewer operations than a level of halvings (factor 1: exact).
+        every = len(running) == len(work)  # then running is every run, in order: no copies
+        here = z if every else z[running]
+        # The clip as max then min: np.clip's values, without its wrappers' ~5 us.
+        trials = np.minimum(np.maximum(here + step, model.lower), model.upper)
+        changed = np.logical_or.reduce(trials != here, axis=1)
+        if every:
+            evaluation = model.evaluate(trials, work.q_fixed, work.targets)
+            moved = changed & (evaluation.f < at.f)
+            nfev += changed  # one evaluation where the point moved (taken or not)
+        else:
+            evaluation = model.evaluate(trials, work.q_fixed[running], work.targets[running])
+            moved = changed & (evaluation.f < at.f[running])
+            nfev[running] += changed
+        rows = moved.nonzero()[0]
+        if every and len(rows) == len(work):  # every run took its full step
+            work.z, work.at = trials, evaluation
+            return moved
+        better = running[rows]
+        z[better] = trials[rows]
+        at.put(better, evaluation if len(rows) == len(trials) else evaluation.take(rows))
+        trying = (~moved & changed).nonzero()[0]  # positions in running
+        halved = 1
         while len(trying) and halved <= MAX_HALVINGS:
-            levels = 1 if halved == 0 else min(LEVELS, MAX_HALVINGS + 1 - halved)
+            levels = min(LEVELS, MAX_HALVINGS + 1 - halved)
             factors = 0.5 ** np.arange(halved, halved + levels)
             index = running[trying]
             here = z[index]
-            # The clip as max then min: np.clip's values, without its wrappers' ~5 us.
             trials = np.minimum(
                 np.maximum(
                     here[:, None, :] + step[trying][:, None, :] * factors[:, None], model.lower
@@ -424,12 +481,8 @@ class BatchDampedLeastSquares:
             )  # (t, levels, n)
             changed = (trials != here[:, None, :]).any(axis=2)
             flat = trials.reshape(-1, model.n)
-            if levels == 1 and len(index) == len(work):  # every run, in order: no copies
-                q_fixed, targets = work.q_fixed, work.targets
-            else:
-                repeat = np.repeat(index, levels)
-                q_fixed, targets = work.q_fixed[repeat], work.targets[repeat]
-            evaluation = model.evaluate(flat, q_fixed, targets)
+            repeat = np.repeat(index, levels)
+            evaluation = model.evaluate(flat, work.q_fixed[repeat], work.targets[repeat])
             lower = changed & (evaluation.f.reshape(-1, levels) < at.f[index][:, None])
             # The first level that lowers G, and the first that does not move the point.
             first = np.where(lower.any(axis=1), lower.argmax(axis=1), levels)
@@ -439,11 +492,8 @@ class BatchDampedLeastSquares:
             rows = taken.nonzero()[0]
             better = index[rows]
             pick = rows * levels + first[rows]
-            if len(rows) == len(work) and levels == 1:  # every run took its full step
-                work.z, work.at = flat, evaluation
-            else:
-                z[better] = flat[pick]
-                at.put(better, evaluation if len(pick) == len(flat) else evaluation.take(pick))
+            z[better] = flat[pick]
+            at.put(better, evaluation if len(pick) == len(flat) else evaluation.take(pick))
             moved[trying[rows]] = True
             trying = trying[~taken & (still == levels)]
             halved += levels

@@ -177,6 +177,7 @@ class BatchModel:
         self.angle_tolerance = problem.angle_tolerance
         self.lower, self.upper = box_bounds(scaled.system)
         self.fixed = self.lower == self.upper  # equality rows: held at their value
+        self.has_fixed = bool(self.fixed.any())  # else the per-pass masks are skipped
         figure = problem.figure
         segments: list[int] = []
         locals_: list[np.ndarray] = []
