@@ -388,7 +388,7 @@ class BatchDampedLeastSquares:
         # lambda = 0 only where e = 0, where every step is 0: keep the solve regular.
         damping = np.where(damping > 0.0, damping, 1.0)
         step = box_step(jacobian, error, damping, sides, model.fixed)
-        largest = np.abs(step).max(axis=1, initial=0.0)
+        largest = np.maximum.reduce(np.abs(step), axis=1, initial=0.0)  # .max without its wrapper
         over = largest > self.step_limit
         step[over] *= (self.step_limit / largest[over])[:, None]
         return step
@@ -426,8 +426,12 @@ class BatchDampedLeastSquares:
         else:
             step = self.step(model, at.jacobian[live], at.error[live], sides[live])
         moved = self._decrease(model, work, live, step)
-        status[live[~moved]] = _NO_PROGRESS
-        work.nit[live[moved]] += 1
+        if len(live) == len(work):  # every run: no index arrays
+            status[~moved] = _NO_PROGRESS
+            work.nit += moved
+        else:
+            status[live[~moved]] = _NO_PROGRESS
+            work.nit[live[moved]] += 1
         return status
 
     @staticmethod

@@ -185,16 +185,27 @@ class Search:
             status = self.method.iterate(model, work, self.deadline)
             self.iterations += 1
             self.run_iterations += len(work)
-            touched = self._settled_at_once(work, status)
-            for i in (status != RUNNING).nonzero()[0]:
-                touched.append(self._finished(work, int(i), int(status[i])))
+            # Most passes end no run and start no restart: then nothing below changes.
+            ended = (status != RUNNING).nonzero()[0]
+            touched: list[int] = []
+            if len(ended):
+                touched = self._settled_at_once(work, status)
+                for i in (status != RUNNING).nonzero()[0]:  # those left after it
+                    touched.append(self._finished(work, int(i), int(status[i])))
             if self.restarts:
-                early = (work.attempt == 0) & (work.nit == SPECULATE) & (status == RUNNING)
-                early &= ~self.settled[work.owner]
-                for i in early.nonzero()[0]:
+                early = (work.nit == SPECULATE).nonzero()[0]  # few, if any: test those only
+                if len(early):
+                    early = early[
+                        (work.attempt[early] == 0)
+                        & (status[early] == RUNNING)
+                        & ~self.settled[work.owner[early]]
+                    ]
+                for i in early:
                     b = int(work.owner[i])
                     self.sequences[b] = _Sequence(self._sampler(b), None, confirmed=False)
                     touched.append(b)
+            if not len(ended) and not touched:  # every run going on, as it was
+                continue
             for b in dict.fromkeys(touched):
                 self._take(b)
             owner = work.owner
