@@ -24,7 +24,9 @@ variables (:func:`~.model.box_bounds`), so
 
 from __future__ import annotations
 
+import importlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar, cast
 
@@ -55,6 +57,26 @@ _REACHED, _KUHN_TUCKER, _MAX_ITERATIONS, _NO_PROGRESS, _TIME_LIMIT = (
     int(Status.NO_PROGRESS),
     int(Status.TIME_LIMIT),
 )
+
+
+def _gufunc_solve() -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """``np.linalg.solve`` for stacked (k, n, n) matrices and (k, n) right-hand sides: the
+    generalized ufunc it wraps, called directly (the wrapper's argument checks and error
+    state cost ~6 us a call, two calls a pass), or the wrapper if numpy has no such module.
+
+    The values are the wrapper's (the same LAPACK ``gesv`` per matrix). The matrices solved
+    here are ``J^T J + lambda^2 I`` (``lambda > 0``) on their free columns and the identity on
+    the others: never singular, so the wrapper's singular-matrix error never applies.
+    """
+    try:
+        gufunc = importlib.import_module("numpy.linalg._umath_linalg").solve
+    except (ImportError, AttributeError):  # pragma: no cover - another numpy layout
+        return lambda matrices, rhs: np.linalg.solve(matrices, rhs[..., None])[..., 0]
+    return lambda matrices, rhs: gufunc(matrices, rhs[..., None], signature="dd->d")[..., 0]
+
+
+#: (k, n) solutions of (k, n, n) regular systems (see :func:`_gufunc_solve`).
+solve_stacked = _gufunc_solve()
 
 
 @dataclass
@@ -169,7 +191,8 @@ def box_step(
     gradient = (error[:, None, :] @ jacobian)[:, 0]  # c = J^T e
     normal = jacobian.swapaxes(1, 2) @ jacobian  # J^T J
     lam2 = damping * damping
-    held_fixed = fixed if fixed.any() else None  # None: no masks to apply (the usual figure)
+    # None: no masks to apply (the usual figure); the ufunc's reduction is .any without its wrapper.
+    held_fixed = fixed if np.logical_or.reduce(fixed) else None
     if held_fixed is not None:  # held from the start: their columns out, their step 0
         keep = ~fixed
         normal *= keep[:, None] & keep[None, :]
@@ -178,7 +201,7 @@ def box_step(
     diagonal(damped)[...] += (
         lam2[:, None] if held_fixed is None else np.where(fixed, 1.0, lam2[:, None])
     )
-    step = np.linalg.solve(damped, gradient[..., None])[..., 0]
+    step = solve_stacked(damped, gradient)
     # Problems on a bound the free step pushes outwards run the active set (most do not).
     pushes = sides * step > 0.0
     if held_fixed is not None:
@@ -209,7 +232,7 @@ def _masked_solve(
     columns, ``dz = 0`` on the others."""
     matrix = normal * (free[:, :, None] & free[:, None, :])
     diagonal(matrix)[...] += np.where(free, lam2[:, None], 1.0)
-    return np.linalg.solve(matrix, (gradient * free)[..., None])[..., 0]
+    return solve_stacked(matrix, gradient * free)
 
 
 def _free_step(
@@ -389,8 +412,9 @@ class BatchDampedLeastSquares:
         damping = np.where(damping > 0.0, damping, 1.0)
         step = box_step(jacobian, error, damping, sides, model.fixed)
         largest = np.maximum.reduce(np.abs(step), axis=1, initial=0.0)  # .max without its wrapper
-        over = largest > self.step_limit
-        step[over] *= (self.step_limit / largest[over])[:, None]
+        over = (largest > self.step_limit).nonzero()[0]
+        if len(over):
+            step[over] *= (self.step_limit / largest[over])[:, None]
         return step
 
     def iterate(self, model: BatchModel, work: Working, deadline: float | None) -> np.ndarray:
