@@ -153,7 +153,8 @@ def bound_sides(model: BatchModel, z: np.ndarray) -> np.ndarray:
     lower = z - model.lower <= FEASIBILITY_TOLERANCE
     if model.has_fixed:
         upper |= model.fixed
-    return np.where(upper, 1.0, np.where(lower, -1.0, 0.0))
+    # 1 - 0, 0 - 1 or 0 - 0 (+0.0) in one ufunc: the values of two nested np.where, cheaper.
+    return np.subtract(upper, lower & ~upper, dtype=float)
 
 
 def feasible_direction(model: BatchModel, sides: np.ndarray, direction: np.ndarray) -> np.ndarray:
@@ -292,7 +293,7 @@ def _guessed(
         on &= ~fixed
     scale = 1e-12 * (1.0 + np.maximum.reduce(np.abs(gradient), axis=1))
     step, crossing, pulling, good = _guess(normal, gradient, lam2, sides, held, on, scale, fixed)
-    if good.all():
+    if np.logical_and.reduce(good):  # .all without its wrapper
         return step, good
     optimal = good
     held = (held & ~pulling) | crossing
@@ -433,15 +434,10 @@ class BatchDampedLeastSquares:
         sides = bound_sides(model, work.z)
         feasible = feasible_direction(model, sides, -at.g)
         kt = np.einsum("bn,bn->b", feasible, feasible) <= KT_TOLERANCE * (1.0 + at.f)
-        status = np.where(
-            at.reached,
-            _REACHED,
-            np.where(
-                kt,
-                _KUHN_TUCKER,
-                np.where(work.nit >= self.max_iterations, _MAX_ITERATIONS, RUNNING),
-            ),
-        )
+        # The stops by precedence, the later writes winning (cheaper than nested np.where).
+        status = np.where(work.nit >= self.max_iterations, _MAX_ITERATIONS, RUNNING)
+        status[kt] = _KUHN_TUCKER
+        status[at.reached] = _REACHED
         live = (status == RUNNING).nonzero()[0]
         if not len(live):
             return status
