@@ -76,7 +76,7 @@ def _gufunc_solve() -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
 
 
 #: (k, n) solutions of (k, n, n) regular systems (see :func:`_gufunc_solve`).
-solve_stacked = _gufunc_solve()
+_solve_stacked = _gufunc_solve()
 
 
 @dataclass
@@ -202,7 +202,7 @@ def box_step(
     diagonal(damped)[...] += (
         lam2[:, None] if held_fixed is None else np.where(fixed, 1.0, lam2[:, None])
     )
-    step = solve_stacked(damped, gradient)
+    step = _solve_stacked(damped, gradient)
     # Problems on a bound the free step pushes outwards run the active set (most do not).
     pushes = sides * step > 0.0
     if held_fixed is not None:
@@ -233,7 +233,7 @@ def _masked_solve(
     columns, ``dz = 0`` on the others."""
     matrix = normal * (free[:, :, None] & free[:, None, :])
     diagonal(matrix)[...] += np.where(free, lam2[:, None], 1.0)
-    return solve_stacked(matrix, gradient * free)
+    return _solve_stacked(matrix, gradient * free)
 
 
 def _free_step(
