@@ -287,7 +287,7 @@ def run_floor(log=print) -> list[FloorRow]:
     alone at each of :data:`FLOOR_SIZES` from in-limit points near the seed: the cost per
     problem and iteration that floors the batch's time per solve."""
     from bench.robots import robot_chain
-    from solver.batch.dls import bound_sides
+    from solver.batch.box import bound_sides
     from solver.batch.inputs import targets_of
     from solver.batch.model import BatchModel as Assembler
 

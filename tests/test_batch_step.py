@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.batch.dls import _active_set, _free_step, box_step
+from solver.batch.box import _active_set, _free_step, box_step
 from solver.methods.dls import bounded_step
 
 
