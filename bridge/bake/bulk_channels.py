@@ -18,7 +18,6 @@ Pure numpy over the rig passed in.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -107,18 +106,10 @@ def eulers(matrices: np.ndarray, order: str, first: np.ndarray) -> np.ndarray:
     one[:, i], one[:, j], one[:, k] = a, b, c
     two = np.empty((len(m), 3))
     two[:, i], two[:, j], two[:, k] = a + np.pi, np.pi - b, c + np.pi
-    turn = channel_rotations.TWO_PI
     out = np.empty((len(m), 3))
     ref = np.asarray(first, dtype=float).tolist()
     for f, candidates in enumerate(zip(one.tolist(), two.tolist(), strict=True)):
-        best, best_distance = ref, math.inf
-        for candidate in candidates:
-            pairs = zip(candidate, ref, strict=True)
-            wrapped = [v + turn * round((r - v) / turn) for v, r in pairs]
-            distance = sum((v - r) ** 2 for v, r in zip(wrapped, ref, strict=True))
-            if distance < best_distance:
-                best, best_distance = wrapped, distance
-        out[f] = ref = best
+        out[f] = ref = channel_rotations.nearest_euler(candidates, ref)
     return out
 
 

@@ -128,14 +128,21 @@ def matrix_to_euler(
         # Blender's mat3_normalized_to_eulO keeps the branch with the smaller sum of |angle|.
         smaller = sum(map(abs, first)) > sum(map(abs, second))
         return np.array(second if smaller else first)
-    ref = np.asarray(compatible, dtype=float).tolist()
-    best, best_distance = first, math.inf
-    for candidate in (first, second):
+    return np.array(nearest_euler((first, second), np.asarray(compatible, dtype=float).tolist()))
+
+
+def nearest_euler(candidates: Sequence[list[float]], ref: list[float]) -> list[float]:
+    """Of equivalent Euler angle triples ``candidates`` (radians, indexed X, Y, Z), each
+    shifted by the multiples of 2*pi that bring its angles nearest to ``ref``, the one
+    nearest to ``ref`` (squared distance; the first on a tie). Python floats: it runs once
+    per bone and frame."""
+    best, best_distance = candidates[0], math.inf
+    for candidate in candidates:
         wrapped = [_wrap_near(v, r) for v, r in zip(candidate, ref, strict=True)]
         distance = sum((v - r) ** 2 for v, r in zip(wrapped, ref, strict=True))
         if distance < best_distance:
             best, best_distance = wrapped, distance
-    return np.array(best)
+    return best
 
 
 def matrix_to_quaternion(matrix: np.ndarray, compatible: np.ndarray | None = None) -> np.ndarray:

@@ -333,10 +333,8 @@ class BatchModel:
             self.aims.fill(vectors, columns, targets, self._unit, error, jacobian)
         f = np.einsum("bm,bm->b", error, error)
         g = -2.0 * np.einsum("bmn,bm->bn", jacobian, error)
-        (measured_vectors, measured_slots), (aligned_vectors, aligned_slots) = (
-            self._measured_columns,
-            self._aligned_columns,
-        )
+        measured_vectors, measured_slots = self._measured_columns
+        aligned_vectors, aligned_slots = self._aligned_columns
         gap = vectors.take(measured_vectors, 1) - targets.take(measured_slots, 1)
         distance = np.sqrt(np.einsum("bkc,bkc->bk", gap, gap))
         here, there = vectors.take(aligned_vectors, 1), targets.take(aligned_slots, 1)

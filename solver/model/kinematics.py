@@ -111,13 +111,15 @@ _NEXT = np.array([1, 2, 0])
 _PREV = np.array([2, 0, 1])
 
 
-def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cross product of (..., 3) arrays; cheaper than ``np.cross`` on small arrays.
+def cross(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Cross product of arrays whose ``axis`` has length 3 (rows of (..., 3) by default;
+    ``axis=-2``: the columns of component-first (..., 3, n) arrays); cheaper than
+    ``np.cross`` on small arrays.
 
     ``(a x b)_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}`` (indices mod 3), with the
     shifted components gathered by ``take``.
     """
-    return a.take(_NEXT, -1) * b.take(_PREV, -1) - a.take(_PREV, -1) * b.take(_NEXT, -1)
+    return a.take(_NEXT, axis) * b.take(_PREV, axis) - a.take(_PREV, axis) * b.take(_NEXT, axis)
 
 
 def gather(array: np.ndarray, index: np.ndarray | slice, axis: int) -> np.ndarray:
@@ -439,9 +441,7 @@ class Kinematics:
         else:
             assert slide is not None
             pivots = origins - slide[..., None, :] * axes
-        moving = pivots.take(_NEXT, -2) * axes.take(_PREV, -2) - pivots.take(_PREV, -2) * axes.take(
-            _NEXT, -2
-        )  # pivot x axis, as cross does
+        moving = cross(pivots, axes, axis=-2)  # pivot x axis, component-first
         if not self.all_revolute:
             moving = np.where(self.revolute, moving, axes)
         axes, pivots, moving = (_joint_rows(a) for a in (axes, pivots, moving))

@@ -101,6 +101,15 @@ def _bake(obj: bpy.types.Object) -> tuple[dict, str]:
     return _values(obj), report.targets_read
 
 
+def _assert_stepping_bakes_the_same(
+    obj: bpy.types.Object, keys: dict, extension: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``obj`` baked again with the scene stepped by force keys ``keys`` bit for bit."""
+    monkeypatch.setattr(extension.bridge.bake.baking, "why_stepped", _why_stepped)
+    stepped, _read = _bake(obj)
+    _assert_same_keys(keys, stepped)
+
+
 def test_a_target_of_its_own_f_curves_is_read_from_them_with_the_same_keys(
     clean_scene: bpy.types.Scene, extension: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -169,9 +178,7 @@ def test_a_target_moved_by_more_than_its_f_curves_is_read_by_stepping_the_scene(
     keys, read = _bake(obj)
     assert read.startswith("stepping the scene: constraint '"), read
     assert read.endswith(f"its target {why}"), read
-    monkeypatch.setattr(extension.bridge.bake.baking, "why_stepped", _why_stepped)
-    stepped, _read = _bake(obj)
-    _assert_same_keys(keys, stepped)
+    _assert_stepping_bakes_the_same(obj, keys, extension, monkeypatch)
 
 
 def test_a_frame_change_handler_makes_the_bake_step_the_scene(

@@ -22,7 +22,7 @@ import pytest
 
 from tests.blender.reach_scenes import activate, fcurves, make_chain
 from tests.blender.test_bake_batched import FRAMES, _hinged_arm
-from tests.blender.test_bake_target_curves import _assert_same_keys, _bake, _why_stepped
+from tests.blender.test_bake_target_curves import _assert_stepping_bakes_the_same, _bake
 
 PREFIX = "stepping the scene: "
 TARGET = "constraint 'b1 Position': its target 'T' "
@@ -124,9 +124,7 @@ def test_a_rule_that_changes_the_motion_steps_the_scene_with_the_stepping_bakes_
     assert np.abs(composed - np.array(blender)).max() > 0.01  # the F-curves alone would miss
     keys, read = _bake(obj)
     assert read == PREFIX + why
-    monkeypatch.setattr(extension.bridge.bake.baking, "why_stepped", _why_stepped)
-    stepped, _read = _bake(obj)
-    _assert_same_keys(keys, stepped)
+    _assert_stepping_bakes_the_same(obj, keys, extension, monkeypatch)
 
 
 @pytest.mark.parametrize("make", NAMED)
@@ -150,9 +148,7 @@ def test_a_zero_quaternion_key_steps_the_scene(
     target.keyframe_insert("rotation_quaternion", frame=20)
     keys, read = _bake(obj)
     assert read == PREFIX + "target 'T' has a zero quaternion key"
-    monkeypatch.setattr(extension.bridge.bake.baking, "why_stepped", _why_stepped)
-    stepped, _read = _bake(obj)
-    _assert_same_keys(keys, stepped)
+    _assert_stepping_bakes_the_same(obj, keys, extension, monkeypatch)
 
 
 def test_f_curves_that_miss_the_first_frames_matrix_step_the_scene(
@@ -173,6 +169,4 @@ def test_f_curves_that_miss_the_first_frames_matrix_step_the_scene(
     monkeypatch.setattr(curves, "world_matrices", shifted)
     keys, read = _bake(obj)
     assert read == PREFIX + "target 'T': its F-curves miss its matrix at frame 1"
-    monkeypatch.setattr(extension.bridge.bake.baking, "why_stepped", _why_stepped)
-    stepped, _read = _bake(obj)
-    _assert_same_keys(keys, stepped)
+    _assert_stepping_bakes_the_same(obj, keys, extension, monkeypatch)
