@@ -314,6 +314,7 @@ def run_floor(log=print) -> list[FloorRow]:
         at = assembler.evaluate(here, fixed, goal)
         sides = bound_sides(assembler, here)
         joints = assembler.joint_values(here, fixed)
+        limit = method.starting(count)[0]
         micro = 1e6 / count
         rows.append(
             FloorRow(
@@ -321,7 +322,9 @@ def run_floor(log=print) -> list[FloorRow]:
                 micro * _median_seconds(lambda: assembler.evaluate(here, fixed, goal)),  # noqa: B023
                 micro * _median_seconds(lambda: assembler.kinematics.forward(joints)),  # noqa: B023
                 micro
-                * _median_seconds(lambda: method.step(assembler, at.jacobian, at.error, sides)),  # noqa: B023
+                * _median_seconds(
+                    lambda: method.step(assembler, at.jacobian, at.error, sides, limit)  # noqa: B023
+                ),
             )
         )
     return rows
@@ -330,7 +333,7 @@ def run_floor(log=print) -> list[FloorRow]:
 def _method(options: solver.Options):
     from solver.batch.dls import BatchDampedLeastSquares
 
-    return BatchDampedLeastSquares(options.max_iterations, options.dls_damping, options.step_limit)
+    return BatchDampedLeastSquares(options.method_options())
 
 
 def run_dofs(log=print) -> list[tuple[int, BatchTiming, Peer]]:

@@ -5,8 +5,9 @@ goal) and the 7-DOF arm (full pose), TRAC-IK's protocol as in
 :mod:`bench.optimizer_strategies` (targets from random in-limit angles, each solved once
 from the mid-range pose, no restarts, no time limit, iteration limit 1000), the solve rate,
 iterations, evaluations and time per solve of ``"gauss-newton-hybrid"`` (the default),
-``"dls"`` with its damping chosen by eq. 18 from four step limits (0.25, the default 0.5,
-1.0, 2.0), ``"dls"`` with a fixed damping, and ``"pinv"``.
+``"dls"`` with its damping chosen by eq. 18 from four step limits (0.5, 1.0, the default
+2.0, 4.0; each run's limit widens to it from a quarter of it, :mod:`solver.methods.dls`),
+``"dls"`` with a fixed damping, and ``"pinv"``.
 
 A second table drives a planar two-link arm (unit links) to unreachable targets (3 units
 away, 12 directions, from a bent start): the arm ends straight, at the singular pose, so it
@@ -31,10 +32,10 @@ HERE = Path(__file__).resolve().parent
 #: (row label, method, Solver options) in the order of the table.
 VARIANTS: tuple[tuple[str, str, dict[str, object]], ...] = (
     ("gauss-newton-hybrid", "gauss-newton-hybrid", {}),
-    ("dls, step_limit 0.25", "dls", {"step_limit": 0.25}),
-    ("dls (default: step_limit 0.5)", "dls", {}),
-    ("dls, step_limit 1.0", "dls", {"step_limit": 1.0}),
-    ("dls, step_limit 2.0", "dls", {"step_limit": 2.0}),
+    ("dls, step_limit 0.5 (from 0.125)", "dls", {"step_limit": 0.5}),
+    ("dls, step_limit 1.0 (from 0.25)", "dls", {"step_limit": 1.0}),
+    ("dls (default: step_limit 2.0, from 0.5)", "dls", {}),
+    ("dls, step_limit 4.0 (from 1.0)", "dls", {"step_limit": 4.0}),
     ("dls, dls_damping 0.1", "dls", {"dls_damping": 0.1}),
     ("pinv", "pinv", {}),
 )

@@ -86,12 +86,14 @@ class Options:
         damping: Levenberg damping of the Gauss-Newton seed relative to its
             mean diagonal (``"gauss-newton-hybrid"`` only).
         dls_damping: damping factor ``lambda`` of ``"dls"`` (eq. 15, in the
-            scaled variables); None: chosen every iteration from ``step_limit``
-            (eq. 18: ``lambda = |e| / (2 step_limit)``, which bounds the step's
-            length by ``step_limit``).
+            scaled variables); None: chosen every iteration from the run's step
+            limit ``s`` (eq. 18: ``lambda = |e| / (2 s)``, which bounds the step's
+            length by ``s``), ``s`` widening from a quarter of ``step_limit`` up to it
+            while the linear model predicts the steps well (:mod:`solver.methods.dls`).
         step_limit: largest change of any variable in one iteration of the
             Jacobian methods (radians; scene units / ``L`` for prismatic
-            variables); None: each method's default.
+            variables); None: each method's default (``"dls"`` with eq. 18's damping
+            2.0, reached by widening from 0.5; otherwise 0.5).
         max_change: largest change of any coordinate over one whole solve, from
             its (feasible) start: radians, scene units for a coordinate that moves
             only prismatic joints (smooth tracking: a bake bounds each frame's joint

@@ -28,9 +28,12 @@ from solver.assembly.problem import Problem
 from solver.assembly.projection import least_distance
 from solver.assembly.scale import ScaledProblem
 from solver.methods import MethodOptions, make_method
+from solver.methods import dls as dls_module
 from solver.methods.dls import (
     DEFAULT_STEP_LIMIT,
+    FIRST_SHARE,
     RCOND,
+    WIDEST_STEP_LIMIT,
     bounded_step,
     damped_step,
 )
@@ -94,7 +97,7 @@ def test_eq18_bound_holds_for_the_chosen_damping(step_limit: float, seed: int) -
     jac[:, -1] = jac[:, 0] * (1.0 + 1e-9)  # nearly singular: one tiny singular value
     options = MethodOptions(step_limit=step_limit)
     method = make_method("dls", options)
-    damping = method.damping_at(err)  # type: ignore[attr-defined]
+    damping = method.damping_at(err, step_limit)  # type: ignore[attr-defined]
     assert damping == pytest.approx(np.linalg.norm(err) / (2.0 * step_limit))
     step = damped_step(jac, err, damping)
     u, _, vt = np.linalg.svd(jac, full_matrices=False)
@@ -421,6 +424,44 @@ def test_step_limit_bounds_every_iteration() -> None:
     assert max(steps) <= 0.1 + 1e-12
 
 
+def _arm7_runs(**options) -> tuple[list[int], list[float]]:
+    """Iterations and largest joint step of ``"dls"`` runs (no restarts) from the 7-DOF
+    arm's mid-range pose to 10 full-pose targets."""
+    fig = arm7.arm()
+    iterations, largest = [], []
+    for pose in arm7.targets(fig, 10, seed=3):
+        record = Recorder()
+        result = solve(
+            fig,
+            [arm7.pose_constraint(pose)],
+            initial=arm7.mid_range(fig),
+            method="dls",
+            restarts=0,
+            time_limit=None,
+            callback=record,
+            **options,
+        )
+        iterations.append(result.nit)
+        largest.append(max(np.abs(b - a).max() for a, b in itertools.pairwise(record.xs)))
+    return iterations, largest
+
+
+def test_the_step_limit_widens_up_to_step_limit(monkeypatch) -> None:
+    """With eq. 18's damping a run starts at a quarter of ``step_limit`` and widens while the
+    linear model predicts its steps: far targets take steps beyond the first radius (never
+    beyond ``step_limit``) and fewer iterations than runs held at the first radius (the rule
+    before the widening, here by a widening factor of 1)."""
+    iterations, largest = _arm7_runs()
+    assert DEFAULT_STEP_LIMIT < max(largest) <= WIDEST_STEP_LIMIT + 1e-12
+    assert FIRST_SHARE * WIDEST_STEP_LIMIT == DEFAULT_STEP_LIMIT
+    monkeypatch.setattr(dls_module, "WIDENING", 1.0)
+    held, held_largest = _arm7_runs()
+    assert max(held_largest) <= DEFAULT_STEP_LIMIT + 1e-12
+    assert sum(iterations) < 0.8 * sum(held)
+    _, bounded = _arm7_runs(step_limit=0.3)  # a given step_limit bounds every iteration
+    assert max(bounded) <= 0.3 + 1e-12
+
+
 def test_default_step_limit_bounds_pinv_steps() -> None:
     record = Recorder()
     solve(
@@ -456,9 +497,9 @@ def test_bad_options_are_named(option: str, value: object) -> None:
 def test_fixed_damping_is_used() -> None:
     """A given ``dls_damping`` is the ``lambda`` of every iteration."""
     method = make_method("dls", MethodOptions(dls_damping=0.25))
-    assert method.damping_at(np.array([3.0, 4.0])) == 0.25  # type: ignore[attr-defined]
+    assert method.damping_at(np.array([3.0, 4.0]), 0.5) == 0.25  # type: ignore[attr-defined]
     pinv = make_method("pinv", MethodOptions(dls_damping=0.25))
-    assert pinv.damping_at(np.array([3.0, 4.0])) == 0.0  # type: ignore[attr-defined]
+    assert pinv.damping_at(np.array([3.0, 4.0]), 0.5) == 0.0  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("method", METHODS)

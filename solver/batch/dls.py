@@ -1,13 +1,14 @@
 """Damped least squares over a batch: :mod:`solver.methods.dls`, B problems at a time.
 
 The rules are the single run's (:class:`~solver.methods.dls.DampedLeastSquares`), problem
-by problem: ``lambda = |e| / (2 s)`` (or the fixed ``dls_damping``), the step of eq. 16
-under the limits the point is on, cut to a largest change of ``s``, halved until ``G``
-decreases (at most :data:`~solver.methods.dls.MAX_HALVINGS` times), and the same stops
-(``GOAL_REACHED``, ``KUHN_TUCKER`` by the same test, ``NO_PROGRESS``, ``MAX_ITERATIONS``,
-``TIME_LIMIT``). What changes is the arithmetic's shape: every array has a leading axis over
-the runs in progress (:class:`Working`; :meth:`BatchDampedLeastSquares.iterate` advances
-them all one iteration, :mod:`.search` adds and drops runs), and the limits are boxes on the
+by problem: ``lambda = |e| / (2 s)`` (or the fixed ``dls_damping``) with the run's own
+widening ``s``, the step of eq. 16 under the limits the point is on, cut to a largest
+change of ``s``, halved until ``G`` decreases (at most
+:data:`~solver.methods.dls.MAX_HALVINGS` times), and the same stops (``GOAL_REACHED``,
+``KUHN_TUCKER`` by the same test, ``NO_PROGRESS``, ``MAX_ITERATIONS``, ``TIME_LIMIT``).
+What changes is the arithmetic's shape: every array has a leading axis over the runs in
+progress (:class:`Working`; :meth:`BatchDampedLeastSquares.iterate` advances them all one
+iteration, :mod:`.search` adds and drops runs), and the limits are boxes on the
 variables (:func:`~.model.box_bounds`), so
 
 - a row's projection is a clip, and the cone of feasible directions at a point is the
@@ -25,7 +26,15 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
-from ..methods.dls import DEFAULT_STEP_LIMIT, KT_TOLERANCE, MAX_HALVINGS
+from ..methods.dls import (
+    KT_TOLERANCE,
+    MAX_HALVINGS,
+    NARROW_AT,
+    WIDEN_AT,
+    WIDENING,
+    DampedLeastSquares,
+)
+from ..methods.options import MethodOptions
 from ..optimizer import Status
 from .box import bound_sides, box_step, feasible_direction
 from .model import BatchEvaluation, BatchModel
@@ -62,6 +71,8 @@ class Working:
         owner: (k,) the problem each run solves; attempt: (k,) which of its starts (0 the
             first, 1... its restarts in order); generation: (k,) which of its restart
             sequences (see :mod:`.search`).
+        limit: (k,) each run's step limit ``s`` (scaled units); widening: (k,) the runs
+            whose step limit still widens (see :mod:`solver.methods.dls`).
     """
 
     z: np.ndarray
@@ -73,6 +84,8 @@ class Working:
     owner: np.ndarray
     attempt: np.ndarray
     generation: np.ndarray
+    limit: np.ndarray
+    widening: np.ndarray
 
     def __len__(self) -> int:
         return len(self.z)
@@ -120,23 +133,27 @@ class BatchDampedLeastSquares:
     """The ``"dls"`` run of :mod:`solver.methods.dls` over a batch.
 
     Args:
-        max_iterations: iteration limit of each run.
-        damping: a fixed ``lambda``, or None for eq. 18's ``|e| / (2 s)``.
-        step_limit: ``s``, largest change of a scaled variable per iteration (None:
-            :data:`~solver.methods.dls.DEFAULT_STEP_LIMIT`).
+        options: ``max_iterations``, ``dls_damping`` (a fixed ``lambda``, or None for eq.
+            18's ``|e| / (2 s)`` with a widening ``s``) and ``step_limit`` (the largest
+            ``s``; None: the single run's default).
     """
 
-    def __init__(
-        self, max_iterations: int, damping: float | None, step_limit: float | None
-    ) -> None:
-        self.max_iterations = max_iterations
-        self.damping = damping
-        self.step_limit = DEFAULT_STEP_LIMIT if step_limit is None else step_limit
+    def __init__(self, options: MethodOptions) -> None:
+        single = DampedLeastSquares(options)
+        self.max_iterations = options.max_iterations
+        self.damping = options.dls_damping
+        self.step_limit = single.step_limit
+        #: The step limit every run starts at.
+        self.first_limit = single.first_limit
 
-    def _damping(self, error: np.ndarray) -> np.ndarray:
+    def starting(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The (count,) step limits and widening flags of ``count`` new runs."""
+        return np.full(count, self.first_limit), np.full(count, self.damping is None)
+
+    def _damping(self, error: np.ndarray, limit: np.ndarray) -> np.ndarray:
         if self.damping is not None:
             return np.full(len(error), self.damping)
-        return np.sqrt(np.einsum("bm,bm->b", error, error)) / (2.0 * self.step_limit)
+        return np.sqrt(np.einsum("bm,bm->b", error, error)) / (2.0 * limit)
 
     def step(
         self,
@@ -144,17 +161,18 @@ class BatchDampedLeastSquares:
         jacobian: np.ndarray,
         error: np.ndarray,
         sides: np.ndarray,
+        limit: np.ndarray,
     ) -> np.ndarray:
         """The steps (B, n) from points with task Jacobians ``jacobian`` (B, m, n), errors
-        ``error`` (B, m) and bounds ``sides`` (B, n)."""
-        damping = self._damping(error)
+        ``error`` (B, m), bounds ``sides`` (B, n) and step limits ``limit`` (B,)."""
+        damping = self._damping(error, limit)
         # lambda = 0 only where e = 0, where every step is 0: keep the solve regular.
         damping = np.where(damping > 0.0, damping, 1.0)
         step = box_step(jacobian, error, damping, sides, model.fixed)
         largest = np.maximum.reduce(np.abs(step), axis=1, initial=0.0)  # .max without its wrapper
-        over = (largest > self.step_limit).nonzero()[0]
+        over = (largest > limit).nonzero()[0]
         if len(over):
-            step[over] *= (self.step_limit / largest[over])[:, None]
+            step[over] *= (limit[over] / largest[over])[:, None]
         return step
 
     def iterate(self, model: BatchModel, work: Working, deadline: float | None) -> np.ndarray:
@@ -181,10 +199,18 @@ class BatchDampedLeastSquares:
         if not len(live):
             return status
         if len(live) == len(work):  # every run: no copies
-            step = self.step(model, at.jacobian, at.error, sides)
+            step = self.step(model, at.jacobian, at.error, sides, work.limit)
         else:
-            step = self.step(model, at.jacobian[live], at.error[live], sides[live])
-        moved = self._decrease(model, work, live, step)
+            step = self.step(
+                model, at.jacobian[live], at.error[live], sides[live], work.limit[live]
+            )
+        # The widening runs' G, point, Jacobian and error before the step (copies).
+        widening = work.widening[live].nonzero()[0]  # positions in live
+        index = live[widening]
+        before = (at.f[index], work.z[index], at.jacobian[index], at.error[index])
+        moved, full = self._decrease(model, work, live, step)
+        if len(widening):
+            self._widen(work, index, moved[widening], full[widening], before)
         if len(live) == len(work):  # every run: no index arrays
             status[~moved] = _NO_PROGRESS
             work.nit += moved
@@ -193,13 +219,40 @@ class BatchDampedLeastSquares:
             work.nit[live[moved]] += 1
         return status
 
+    def _widen(
+        self,
+        work: Working,
+        index: np.ndarray,
+        moved: np.ndarray,
+        full: np.ndarray,
+        before: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ) -> None:
+        """Update the step limits of the widening runs ``index`` (k,) after their step, as
+        :meth:`~solver.methods.dls.DampedLeastSquares.widened` does one run's: ``moved``
+        and ``full`` (k,) say which moved and which took the full step; ``before`` holds
+        their (k,) ``G``, (k, n) points, (k, m, n) Jacobians and (k, m) errors before it."""
+        rows = moved.nonzero()[0]  # a run that did not move stops: its limit is moot
+        if not len(rows):
+            return
+        f, z, jacobian, error = (part[rows] for part in before)
+        index = index[rows]
+        left = error - np.einsum("bmn,bn->bm", jacobian, work.z[index] - z)
+        decrease = f - work.at.f[index]
+        predicted = f - np.einsum("bm,bm->b", left, left)
+        ends = ~full[rows] | (decrease < NARROW_AT * predicted)
+        wider = ~ends & (decrease >= WIDEN_AT * predicted)
+        limit = work.limit[index]
+        limit = np.where(wider, np.minimum(WIDENING * limit, self.step_limit), limit)
+        work.limit[index] = np.where(ends, self.first_limit, limit)
+        work.widening[index] = ~ends
+
     @staticmethod
     def _decrease(
         model: BatchModel, work: Working, running: np.ndarray, step: np.ndarray
-    ) -> np.ndarray:
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Halve each step until its clipped trial point lowers ``G``; move those runs
         (``work``'s ``z``, ``at`` and ``nfev`` updated in place). Returns (k,) which of
-        ``running`` moved.
+        ``running`` moved and (k,) which of them took the full step.
 
         The full steps are tried first (most are taken); the problems left try their next
         :data:`LEVELS` halvings in one evaluation and take the first, in order, that lowers
@@ -223,9 +276,10 @@ class BatchDampedLeastSquares:
             moved = changed & (evaluation.f < at.f[running])
             nfev[running] += changed
         rows = moved.nonzero()[0]
+        full = moved.copy()
         if every and len(rows) == len(work):  # every run took its full step
             work.z, work.at = trials, evaluation
-            return moved
+            return moved, full
         better = running[rows]
         z[better] = trials[rows]
         at.put(better, evaluation if len(rows) == len(trials) else evaluation.take(rows))
@@ -260,7 +314,7 @@ class BatchDampedLeastSquares:
             moved[trying[rows]] = True
             trying = trying[~taken & (still == levels)]
             halved += levels
-        return moved
+        return moved, full
 
 
 __all__ = ["RUNNING", "BatchDampedLeastSquares", "Working", "join_rows", "take_rows"]

@@ -145,9 +145,7 @@ class BatchSolver:
         q_fixed = starts[:, problem.fixed] @ coupling[:, problem.fixed].T
         unit = scaled.unit
         z0 = np.clip(starts[:, problem.variables] / problem.scale / unit, model.lower, model.upper)
-        method = BatchDampedLeastSquares(
-            options.max_iterations, options.dls_damping, options.step_limit
-        )
+        method = BatchDampedLeastSquares(options.method_options())
         limit = options.time_limit
         deadline = None if limit is None else clock + limit * count
         settles = _out_of_reach(model, table)

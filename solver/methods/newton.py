@@ -40,9 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..assembly.scale import ScaledEvaluation, ScaledProblem
+from ..assembly.scale import ScaledProblem
 from .dls import DampedLeastSquares, bounded_step, damped_step
-from .jacobian_step import task
 from .options import MethodOptions
 
 #: Singular values at or below ``RCOND * sigma_max`` count as zero in the least-norm step.
@@ -76,17 +75,24 @@ class NewtonRaphson(DampedLeastSquares):
     """Newton-Raphson on the goals' residuals (see the module).
 
     Args:
-        options: ``max_iterations`` and ``step_limit`` (None: the default of ``"dls"``);
+        options: ``max_iterations`` and ``step_limit`` (None: ``"pinv"``'s default, 0.5);
             ``dls_damping`` is not read (no damping).
     """
 
     def __init__(self, options: MethodOptions) -> None:
         super().__init__(options, pseudoinverse=True)
 
-    def step(self, problem: ScaledProblem, at: ScaledEvaluation, rows: np.ndarray) -> np.ndarray:
-        """The step (n,) from the point evaluated as ``at``, ``rows`` of
-        ``problem.system`` being on their bound there."""
-        jacobian, error = task(problem, at)
+    def step(
+        self,
+        problem: ScaledProblem,
+        task_at: tuple[np.ndarray, np.ndarray],
+        rows: np.ndarray,
+        limit: float,
+    ) -> np.ndarray:
+        """The step (n,) for the task Jacobian and error ``task_at`` (m, n), (m,) at a point
+        where ``rows`` of ``problem.system`` are on their bound, no variable changing by
+        more than ``limit`` (``step_limit``: no damping, so it never widens)."""
+        jacobian, error = task_at
         system = problem.system
         if len(rows):
             step = bounded_step(
@@ -95,8 +101,8 @@ class NewtonRaphson(DampedLeastSquares):
         else:
             step = newton_step(jacobian, error)
         largest = float(np.abs(step).max(initial=0.0))
-        if largest > self.step_limit:
-            step *= self.step_limit / largest
+        if largest > limit:
+            step *= limit / largest
         return step
 
 
