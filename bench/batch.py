@@ -314,7 +314,7 @@ def run_floor(log=print) -> list[FloorRow]:
         at = assembler.evaluate(here, fixed, goal)
         sides = bound_sides(assembler, here)
         joints = assembler.joint_values(here, fixed)
-        limit = method.starting(count)[0]
+        limit = method.starting(np.ones(count, dtype=bool))[0]
         micro = 1e6 / count
         rows.append(
             FloorRow(

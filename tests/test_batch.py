@@ -18,6 +18,7 @@ from solver import (
     Status,
 )
 from solver.batch import BatchSolver, dls, search, solve_batch
+from solver.methods import dls as dls_method
 from tests.solver_checks import random_rotation, spatial_arm
 
 #: Options shared by the batch and the single solves it is compared with: no time limit, so
@@ -285,9 +286,10 @@ def test_restarts_started_beside_a_first_run_change_no_answer(monkeypatch, specu
 def test_restarts_started_early_give_way_to_the_nudge(monkeypatch):
     """A first run that goes on past ``SPECULATE`` and ends at a Kuhn-Tucker point restarts
     with the nudge first, as a single solve: the restarts started beside it are dropped and
-    the answers are those of restarts started after it."""
+    the answers are those of restarts started after it (seed 17: a reachable problem's
+    first run at a Kuhn-Tucker point after 17 iterations, an unreachable one's after 156)."""
     fig, tip = _arm()
-    poses = _poses(fig, np.random.default_rng(5), 10, far=2)
+    poses = _poses(fig, np.random.default_rng(17), 10, far=2)
     args = (fig, [tip], {"tip": poses}, fig.neutral())
     first = solve_batch(*args, **{**OPTIONS, "restarts": 0})
     assert ((first.status == Status.KUHN_TUCKER) & (first.nit > 1)).any()
@@ -326,3 +328,27 @@ def test_a_pass_steps_only_the_runs_going_on(monkeypatch):
         single = _single(fig, tip, poses[b], starts[b], **options)
         assert (batch[b].status, batch[b].nit) == (single.status, single.nit), b
         assert np.allclose(batch.x[b], single.x, atol=1e-6), b
+
+
+def test_a_run_creeping_towards_a_miss_stalls(monkeypatch):
+    """Where every goal might be met, a ``"dls"`` run that misses them and whose ``G`` fell by
+    less than ``STALL`` of itself over ``STALL_WINDOW`` iterations stops ``STALLED`` at that
+    check, close to the Kuhn-Tucker point it was creeping to (the run going on reaches it
+    later, missing the goals as much); the batch stops the same runs at the same checks.
+    Where a goal is out of reach no run stalls: the restarts' agreement needs their
+    Kuhn-Tucker points."""
+    fig, tip = _arm()
+    poses = _poses(fig, np.random.default_rng(0), 10, far=2)
+    args = (fig, [tip], {"tip": poses}, fig.neutral())
+    first = solve_batch(*args, **{**OPTIONS, "restarts": 0})
+    assert first.status[1] == Status.STALLED and first.nit[1] % dls_method.STALL_WINDOW == 0
+    assert Status.STALLED not in first.status[-2:]  # the two out of reach
+    for b in range(len(poses)):
+        single = _single(fig, tip, poses[b], fig.neutral(), restarts=0)
+        assert (first.status[b], first.nit[b]) == (single.status, single.nit), b
+    stalled, share = _single(fig, tip, poses[1], fig.neutral(), restarts=0), dls_method.STALL
+    monkeypatch.setattr(dls_method, "STALL", -np.inf)  # never stalls
+    crept = _single(fig, tip, poses[1], fig.neutral(), restarts=0)
+    assert crept.status == Status.KUHN_TUCKER and crept.nit > stalled.nit
+    assert not crept.success and crept.fun < stalled.fun < crept.fun * (1 + share)
+    assert "almost stopped falling" in stalled.message

@@ -5,7 +5,8 @@ by problem: ``lambda = |e| / (2 s)`` (or the fixed ``dls_damping``) with the run
 widening ``s``, the step of eq. 16 under the limits the point is on, cut to a largest
 change of ``s``, halved until ``G`` decreases (at most
 :data:`~solver.methods.dls.MAX_HALVINGS` times), and the same stops (``GOAL_REACHED``,
-``KUHN_TUCKER`` by the same test, ``NO_PROGRESS``, ``MAX_ITERATIONS``, ``TIME_LIMIT``).
+``KUHN_TUCKER`` by the same test, ``NO_PROGRESS``, ``MAX_ITERATIONS``, ``STALLED``,
+``TIME_LIMIT``).
 What changes is the arithmetic's shape: every array has a leading axis over the runs in
 progress (:class:`Working`; :meth:`BatchDampedLeastSquares.iterate` advances them all one
 iteration, :mod:`.search` adds and drops runs), and the limits are boxes on the
@@ -30,6 +31,8 @@ from ..methods.dls import (
     KT_TOLERANCE,
     MAX_HALVINGS,
     NARROW_AT,
+    STALL,
+    STALL_WINDOW,
     WIDEN_AT,
     WIDENING,
     DampedLeastSquares,
@@ -49,12 +52,13 @@ Rows = TypeVar("Rows")
 RUNNING = -1
 
 # The stops as plain ints for the per-pass array tests (an enum member's lookup costs ~1 us).
-_REACHED, _KUHN_TUCKER, _MAX_ITERATIONS, _NO_PROGRESS, _TIME_LIMIT = (
+_REACHED, _KUHN_TUCKER, _MAX_ITERATIONS, _NO_PROGRESS, _TIME_LIMIT, _STALLED = (
     int(Status.GOAL_REACHED),
     int(Status.KUHN_TUCKER),
     int(Status.MAX_ITERATIONS),
     int(Status.NO_PROGRESS),
     int(Status.TIME_LIMIT),
+    int(Status.STALLED),
 )
 
 
@@ -73,6 +77,8 @@ class Working:
             sequences (see :mod:`.search`).
         limit: (k,) each run's step limit ``s`` (scaled units); widening: (k,) the runs
             whose step limit still widens (see :mod:`solver.methods.dls`).
+        stalls: (k,) the runs that may stop ``STALLED`` (every goal of their problem might
+            be met); mark: (k,) their ``G`` at the last progress check (inf before it).
     """
 
     z: np.ndarray
@@ -86,6 +92,8 @@ class Working:
     generation: np.ndarray
     limit: np.ndarray
     widening: np.ndarray
+    stalls: np.ndarray
+    mark: np.ndarray
 
     def __len__(self) -> int:
         return len(self.z)
@@ -146,9 +154,16 @@ class BatchDampedLeastSquares:
         #: The step limit every run starts at.
         self.first_limit = single.first_limit
 
-    def starting(self, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """The (count,) step limits and widening flags of ``count`` new runs."""
-        return np.full(count, self.first_limit), np.full(count, self.damping is None)
+    def starting(self, stalls: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The (k,) step limits, widening flags, stall flags and marks of k new runs, of
+        which ``stalls`` (k,) may stall."""
+        count = len(stalls)
+        return (
+            np.full(count, self.first_limit),
+            np.full(count, self.damping is None),
+            stalls,
+            np.full(count, np.inf),
+        )
 
     def _damping(self, error: np.ndarray, limit: np.ndarray) -> np.ndarray:
         if self.damping is not None:
@@ -192,7 +207,14 @@ class BatchDampedLeastSquares:
         feasible = feasible_direction(model, sides, -at.g)
         kt = np.einsum("bn,bn->b", feasible, feasible) <= KT_TOLERANCE * (1.0 + at.f)
         # The stops by precedence, the later writes winning (cheaper than nested np.where).
-        status = np.where(work.nit >= self.max_iterations, _MAX_ITERATIONS, RUNNING)
+        status = np.full(len(work), RUNNING)
+        check = (work.nit % STALL_WINDOW == 0) & (work.nit > 0) & work.stalls
+        if check.any():  # one pass in STALL_WINDOW, for most runs
+            checked = check.nonzero()[0]
+            f = at.f[checked]
+            status[checked[f > (1.0 - STALL) * work.mark[checked]]] = _STALLED
+            work.mark[checked] = f
+        status[work.nit >= self.max_iterations] = _MAX_ITERATIONS
         status[kt] = _KUHN_TUCKER
         status[at.reached] = _REACHED
         live = (status == RUNNING).nonzero()[0]

@@ -179,7 +179,7 @@ class Search:
         zeros = np.zeros(count, dtype=int)
         work = Working(
             z, at, zeros.copy(), np.ones(count, dtype=int), self.q_fixed, self.targets,
-            np.arange(count), zeros.copy(), zeros.copy(), *self.method.starting(count),
+            np.arange(count), zeros.copy(), zeros.copy(), *self.method.starting(~self.settles),
         )  # fmt: skip
         while len(work):
             status = self.method.iterate(model, work, self.deadline)
@@ -350,7 +350,7 @@ class Search:
         new = Working(
             z, at, np.zeros(len(owner), dtype=int), np.ones(len(owner), dtype=int), q_fixed,
             targets, owner, np.array(attempts), self.generation[owner],
-            *self.method.starting(len(owner)),
+            *self.method.starting(~self.settles[owner]),
         )  # fmt: skip
         return work.join(new)
 

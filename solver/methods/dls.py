@@ -73,7 +73,21 @@ condition (for ``lambda > 0`` it is also where the constrained step vanishes);
 ``NO_PROGRESS`` when no halving of the step lowers ``G`` and that test fails (e.g.
 ``"pinv"`` whose gradient lies along singular directions it cuts off);
 ``MAX_ITERATIONS``; ``TIME_LIMIT``, the deadline being checked before every
-evaluation.
+evaluation; ``STALLED`` (below).
+
+**Stalled runs.** Where every goal might be met (no goal is out of reach whatever the pose,
+:func:`~solver.search.reach_bound.out_of_reach`), a run that misses them and whose ``G``
+fell by less than :data:`STALL` of itself over the last :data:`STALL_WINDOW` iterations
+(checked every :data:`STALL_WINDOW` iterations) stops with ``STALLED``: it is creeping
+towards a point that misses a goal (a local minimum, or a near miss it approaches at a
+linear rate), and a restart is the likelier way to the goals. Such runs used to go on to
+the iteration limit: on the batch bench's 1,000 xArm 6 targets (every start the mid-range
+pose, restarts as a single solve's) the iterations a problem costs fell from 106 to 59 and
+the passes over the batch from 789 to 354, 100 % solved either way; the price is the few
+runs that creep for tens of iterations and then meet the goals (7 of the 758 first runs
+that met them, 0.9 %), which meet them from a restart instead. Where a goal is out of
+reach every run goes on to its Kuhn-Tucker point, which the restarts' agreement needs
+(:class:`~solver.search.restarts.Agreement`).
 """
 
 from __future__ import annotations
@@ -87,6 +101,7 @@ from ..assembly.projection import least_distance
 from ..assembly.scale import ScaledEvaluation, ScaledProblem
 from ..model.linear import LinearSystem
 from ..optimizer import Outcome, Status
+from ..search.reach_bound import out_of_reach
 from .jacobian_step import feasible_point, on_bound, task
 from .options import MethodOptions
 
@@ -105,6 +120,10 @@ WIDEN_AT = 0.75
 #: A step that lowered ``G`` by less than this share of the linear model's prediction, or
 #: that had to be halved, ends the widening.
 NARROW_AT = 0.25
+#: Iterations between two checks of a run's progress (see the module docstring).
+STALL_WINDOW = 10
+#: A run whose ``G`` fell by less than this share of itself since the last check stalls.
+STALL = 0.01
 #: ``"pinv"`` takes singular values at or below ``RCOND * sigma_max`` as zero (the rank
 #: cut-off of eq. 11; KDL's pseudoinverse solver cuts at 1e-5 too, absolute, in metres).
 RCOND = 1e-5
@@ -229,6 +248,12 @@ def _holding(system: LinearSystem, rows: np.ndarray, g: np.ndarray) -> tuple[lis
     return [int(i) for i in rows[keep]], alpha[keep]
 
 
+def _out_of_reach(problem: ScaledProblem) -> bool:
+    """Whether some goal of ``problem`` is out of reach whatever the pose."""
+    p = problem.problem
+    return out_of_reach(p.figure, p.constraints, p.tolerance)
+
+
 def _decrease(
     problem: ScaledProblem,
     z: np.ndarray,
@@ -330,6 +355,7 @@ class DampedLeastSquares:
         at = problem.evaluate(z)
         nfev, nit = 1, 0
         limit, widening = self.first_limit, self.damping is None
+        stalls, mark = not _out_of_reach(problem), np.inf  # mark: G at the last check
         if callback is not None:
             callback(z.copy(), at.f)
 
@@ -351,6 +377,11 @@ class DampedLeastSquares:
             if nit >= self.max_iterations:
                 status = Status.MAX_ITERATIONS
                 break
+            if stalls and nit and nit % STALL_WINDOW == 0:
+                if at.f > (1.0 - STALL) * mark:
+                    status = Status.STALLED
+                    break
+                mark = at.f
             jacobian, error = task(problem, at)
             stop, trial, evaluation, used = _decrease(
                 problem, z, at, self.step(problem, (jacobian, error), rows, limit), out_of_time
@@ -389,6 +420,8 @@ __all__ = [
     "MAX_HALVINGS",
     "NARROW_AT",
     "RCOND",
+    "STALL",
+    "STALL_WINDOW",
     "WIDENING",
     "WIDEN_AT",
     "WIDEST_STEP_LIMIT",

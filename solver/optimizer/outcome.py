@@ -17,6 +17,7 @@ class Status(IntEnum):
     MAX_ITERATIONS = 2
     NO_PROGRESS = 3
     TIME_LIMIT = 4
+    STALLED = 5
 
 
 MESSAGES = {
@@ -27,6 +28,8 @@ MESSAGES = {
     Status.NO_PROGRESS: "Stopped because no step along the search direction decreased "
     "the objective (round-off level or a degenerate vertex of the limits).",
     Status.TIME_LIMIT: "Stopped at the time limit before converging.",
+    Status.STALLED: "Stopped because the objective had almost stopped falling short of "
+    'the goals ("dls": a slow approach to a point that misses them, left for a restart).',
 }
 
 
