@@ -10,11 +10,11 @@ projected onto the feasible set, and the sequence depends only on the seed.
 
 The search ends at the first answer that meets every goal, when the restarts or the time
 run out, or when the restarts keep agreeing (:class:`Agreement`): when some goal is out of
-reach whatever the pose (:func:`solver.search.reach_bound.out_of_reach`: a target farther from
-the figure's root than its chain stretches), no restart can meet every goal and the search
-only refines the compromise; there :data:`AGREEING` restarts in a row that end at a
-Kuhn-Tucker point no better than the best answer so far (``G`` lower by less than
-:data:`AGREEMENT` of it) make the best answer the closest reachable pose. A restart that
+reach whatever the pose (:func:`solver.search.reach_bound.out_of_reach`: a target farther
+from the path's top moving segment than its chain stretches), no restart can meet every
+goal and the search only refines the compromise; there :data:`AGREEING` restarts in a
+row that end at a Kuhn-Tucker point no better than the best answer so far (``G`` lower by
+less than :data:`AGREEMENT` of it) make the best answer the closest reachable pose. A restart that
 ends lower starts the count again, and so does one that stops anywhere but at a
 Kuhn-Tucker point (the iteration or time limit, no progress). Where every goal might be
 reachable the full search stays: a run that misses may sit in a local minimum with the
