@@ -15,6 +15,7 @@ from .assembly.step_bound import binds, bounded
 from .errors import FrozenError, InvalidInputError
 from .methods import Method, make_method
 from .methods.analytic_start import AnalyticStart
+from .methods.dls import polish
 from .model.constraint import Constraint, constraint_list
 from .model.figure import Figure, coordinate_system
 from .model.linear import LinearSystem, only_point, project
@@ -273,6 +274,9 @@ class Solver:
             first = self._analytic.start(rows, z0)
         outcome = method.run(rows, first, wrapped, deadline)
         outcome, nit, restarts = self._search(method, options, rows, z0, outcome, wrapped, deadline)
+        polished = polish(method, rows, outcome, wrapped, deadline)  # a stalled answer's end
+        if polished is not outcome:
+            outcome, nit = polished, nit + polished.nit
         coords = problem.to_coordinates(scaled.to_y(outcome.y))
         self.last = coords
         e = outcome.evaluation.raw

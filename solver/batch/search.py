@@ -59,7 +59,8 @@ MAX_WIDTH = 16
 #: instead of 50: 301 passes instead of 251).
 SPECULATE = 50
 
-_TIME_LIMIT = int(Status.TIME_LIMIT)  # for the per-pass array test (an enum lookup costs ~1 us)
+# For the per-pass array tests (an enum member's lookup costs ~1 us).
+_TIME_LIMIT, _STALLED = int(Status.TIME_LIMIT), int(Status.STALLED)
 
 
 @dataclass
@@ -162,6 +163,12 @@ class Search:
         self.iterations = 0  # passes over the working set
         self.run_iterations = 0  # runs over all passes
 
+    def _advance(self, work: Working) -> np.ndarray:
+        """One pass: every run of ``work`` one iteration on (counted); (k,) their stops."""
+        self.iterations += 1
+        self.run_iterations += len(work)
+        return self.method.iterate(self.model, work, self.deadline)
+
     def _out_of_time(self) -> bool:
         return self.deadline is not None and time.perf_counter() >= self.deadline
 
@@ -182,9 +189,7 @@ class Search:
             np.arange(count), zeros.copy(), zeros.copy(), *self.method.starting(~self.settles),
         )  # fmt: skip
         while len(work):
-            status = self.method.iterate(model, work, self.deadline)
-            self.iterations += 1
-            self.run_iterations += len(work)
+            status = self._advance(work)
             # Most passes end no run and start no restart: then nothing below changes.
             ended = (status != RUNNING).nonzero()[0]
             touched: list[int] = []
@@ -218,7 +223,38 @@ class Search:
                 work = work.take(keep.nonzero()[0])
             if touched and not self._out_of_time():
                 work = self._launch(work, dict.fromkeys(touched))
+        self._polish()
         return self.best, self.tries
+
+    def _polish(self) -> None:
+        """Take every problem whose best run stalled on from its answer, as
+        :func:`solver.methods.dls.polish` does a single solve's: one more run that never
+        stalls, all of them in one working set, their iterations and evaluations added."""
+        best = self.best
+        assert best is not None
+        problems = (best.status == _STALLED).nonzero()[0]
+        if not len(problems):
+            return
+        count = len(problems)
+        zeros = np.zeros(count, dtype=int)
+        work = Working(
+            best.z[problems], take_rows(best.evaluation, problems), zeros.copy(),
+            np.ones(count, dtype=int), self.q_fixed[problems], self.targets[problems],
+            problems, zeros.copy(), self.generation[problems],
+            *self.method.starting(np.zeros(count, dtype=bool)),
+        )  # fmt: skip
+        while len(work):
+            status = self._advance(work)
+            ended = (status != RUNNING).nonzero()[0]
+            if not len(ended):
+                continue
+            owner = work.owner[ended]
+            best.z[owner] = work.z[ended]
+            best.evaluation.put(owner, work.at.take(ended))
+            best.status[owner] = status[ended]
+            best.nit[owner] += work.nit[ended]
+            best.nfev[owner] += work.nfev[ended]
+            work = work.take((status == RUNNING).nonzero()[0])
 
     def _settled_at_once(self, work: Working, status: np.ndarray) -> list[int]:
         """Settle the problems whose first run ended with no restart to follow (most: their

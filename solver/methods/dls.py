@@ -87,7 +87,10 @@ the passes over the batch from 789 to 354, 100 % solved either way; the price is
 runs that creep for tens of iterations and then meet the goals (7 of the 758 first runs
 that met them, 0.9 %), which meet them from a restart instead. Where a goal is out of
 reach every run goes on to its Kuhn-Tucker point, which the restarts' agreement needs
-(:class:`~solver.search.restarts.Agreement`).
+(:class:`~solver.search.restarts.Agreement`). A stalled run that is still the best answer
+when the search ends (every restart missed, or ``restarts=0``) is taken on from where it
+stalled by a run that never stalls (:func:`polish`), so the answer is the Kuhn-Tucker point
+it was creeping to, as a run ended before the rule, never the point where it gave up.
 """
 
 from __future__ import annotations
@@ -348,14 +351,19 @@ class DampedLeastSquares:
         z0: np.ndarray,
         callback: Callable[[np.ndarray, float], None] | None,
         deadline: float | None,
+        stalls: bool | None = None,
     ) -> Outcome[ScaledEvaluation]:
-        """Iterate from the feasible ``z0`` (n,); see the module docstring for the rules."""
+        """Iterate from the feasible ``z0`` (n,); see the module docstring for the rules.
+        ``stalls``: whether the run may stop ``STALLED`` (None: where no goal is out of
+        reach; False: a stalled answer's polish, :func:`polish`)."""
         system = problem.system
         z = np.array(z0, dtype=float)
         at = problem.evaluate(z)
         nfev, nit = 1, 0
         limit, widening = self.first_limit, self.damping is None
-        stalls, mark = not _out_of_reach(problem), np.inf  # mark: G at the last check
+        if stalls is None:
+            stalls = not _out_of_reach(problem)
+        mark = np.inf  # G at the last progress check
         if callback is not None:
             callback(z.copy(), at.f)
 
@@ -403,6 +411,26 @@ class DampedLeastSquares:
         return Outcome(z, at, status, nit, nfev, active, multipliers)
 
 
+def polish(
+    method: object,
+    problem: ScaledProblem,
+    outcome: Outcome[ScaledEvaluation],
+    callback: Callable[[np.ndarray, float], None] | None,
+    deadline: float | None,
+) -> Outcome[ScaledEvaluation]:
+    """A search's answer, taken on to where its run would have stopped had it not stalled.
+
+    A run stops ``STALLED`` to leave the goals to a restart; when the search's best answer is
+    such a run (every restart missed, or there were none), the answer is the run's
+    Kuhn-Tucker point, not the point it stalled at: one more run of ``method`` from it that
+    never stalls (its ``nit`` and ``nfev`` to be added to the search's). Any other answer is
+    returned as it is.
+    """
+    if outcome.status != Status.STALLED or not isinstance(method, DampedLeastSquares):
+        return outcome
+    return method.run(problem, outcome.y, callback, deadline, stalls=False)
+
+
 def damped_least_squares(options: MethodOptions) -> DampedLeastSquares:
     """The ``"dls"`` method."""
     return DampedLeastSquares(options)
@@ -428,5 +456,6 @@ __all__ = [
     "DampedLeastSquares",
     "damped_least_squares",
     "damped_step",
+    "polish",
     "pseudoinverse",
 ]
