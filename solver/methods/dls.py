@@ -37,11 +37,12 @@ first radius. Far from the goals a fixed radius of 0.5 (the rule before the wide
 takes many short steps the linearisation would have allowed at once; near a singular pose
 (an unreachable target stretching the chain straight) the model fails, the widening ends
 and the run approaches the singular pose as the fixed radius did, after a step or two
-across it (bench/DLS.md: 2.2 elbow sign changes per run against 0.3; a radius that keeps
-widening, 38). On the batch bench's 1,000 full-pose targets (``python -m bench.batch``) it
-cut the iterations a problem costs from 21.6 to 13.3 (KUKA iiwa 7) and from 165 to 106
-(xArm 6, restarts included), at the same 100 % solved; bench/DLS.md has the single-run
-figures (mean iterations on 7-DOF full poses 10.6 against 17.7).
+across it (bench/DLS.md: 2.2 elbow sign changes per run against 0.3; a radius that
+widens again after falling back, 9.8; one that starts at 1.0, 38). On the batch bench's
+1,000 full-pose targets (``python -m bench.batch``) it cut the iterations a problem costs
+from 21.6 to 13.3 (KUKA iiwa 7) and from 165 to 106 (xArm 6, restarts included), at the
+same 100 % solved; bench/DLS.md has the single-run figures (mean iterations on 7-DOF full
+poses 10.6 against 17.7).
 
 **Rigidity** needs no code here: the problem's variables are ``y = q / (1 -
 rigidity)`` (:mod:`solver.assembly.problem`), so a joint's Jacobian column is already
