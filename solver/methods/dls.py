@@ -252,6 +252,14 @@ def _holding(system: LinearSystem, rows: np.ndarray, g: np.ndarray) -> tuple[lis
     return [int(i) for i in rows[keep]], alpha[keep]
 
 
+def _capped(step: np.ndarray, limit: float) -> np.ndarray:
+    """``step`` (n,) scaled down (in place) so that no variable changes by more than ``limit``."""
+    largest = float(np.abs(step).max(initial=0.0))
+    if largest > limit:
+        step *= limit / largest
+    return step
+
+
 def _out_of_reach(problem: ScaledProblem) -> bool:
     """Whether some goal of ``problem`` is out of reach whatever the pose."""
     p = problem.problem
@@ -331,20 +339,15 @@ class DampedLeastSquares:
         problem: ScaledProblem,
         task_at: tuple[np.ndarray, np.ndarray],
         rows: np.ndarray,
-        limit: float,
+        damping: float,
     ) -> np.ndarray:
         """The step (n,) for the task Jacobian and error ``task_at`` (m, n), (m,) at a point
         where ``rows`` of ``problem.system`` are on their bound
-        (:func:`~.jacobian_step.on_bound`), no variable changing by more than ``limit``."""
+        (:func:`~.jacobian_step.on_bound`), damped by ``damping`` (``lambda``); :meth:`run`
+        cuts it to the step limit."""
         jacobian, error = task_at
         system = problem.system
-        step = bounded_step(
-            jacobian, error, self.damping_at(error, limit), system.A[rows], system.equality[rows]
-        )
-        largest = float(np.abs(step).max(initial=0.0))
-        if largest > limit:
-            step *= limit / largest
-        return step
+        return bounded_step(jacobian, error, damping, system.A[rows], system.equality[rows])
 
     def run(
         self,
@@ -392,8 +395,9 @@ class DampedLeastSquares:
                     break
                 mark = at.f
             jacobian, error = task(problem, at)
+            step = self.step(problem, (jacobian, error), rows, self.damping_at(error, limit))
             stop, trial, evaluation, used = _decrease(
-                problem, z, at, self.step(problem, (jacobian, error), rows, limit), out_of_time
+                problem, z, at, _capped(step, limit), out_of_time
             )
             nfev += used
             if stop is not None:

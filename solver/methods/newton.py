@@ -87,23 +87,18 @@ class NewtonRaphson(DampedLeastSquares):
         problem: ScaledProblem,
         task_at: tuple[np.ndarray, np.ndarray],
         rows: np.ndarray,
-        limit: float,
+        damping: float,
     ) -> np.ndarray:
         """The step (n,) for the task Jacobian and error ``task_at`` (m, n), (m,) at a point
-        where ``rows`` of ``problem.system`` are on their bound, no variable changing by
-        more than ``limit`` (``step_limit``: no damping, so it never widens)."""
+        where ``rows`` of ``problem.system`` are on their bound; ``damping`` is 0 (the run
+        is ``"pinv"``'s, whose :meth:`run` cuts the step to ``step_limit``)."""
         jacobian, error = task_at
         system = problem.system
         if len(rows):
-            step = bounded_step(
-                jacobian, error, 0.0, system.A[rows], system.equality[rows], rcond=RCOND
+            return bounded_step(
+                jacobian, error, damping, system.A[rows], system.equality[rows], rcond=RCOND
             )
-        else:
-            step = newton_step(jacobian, error)
-        largest = float(np.abs(step).max(initial=0.0))
-        if largest > limit:
-            step *= limit / largest
-        return step
+        return newton_step(jacobian, error)
 
 
 def newton_raphson(options: MethodOptions) -> NewtonRaphson:
